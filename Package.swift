@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MockChat",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "mockchat", targets: ["mockchat"]),
+        .library(name: "MockChatServer", targets: ["MockChatServer"]),
+        .library(name: "ConformanceHarness", targets: ["ConformanceHarness"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // System libraries (Debian: libuv1-dev, libwslay-dev, libssl-dev).
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Wire messages, JSON coding, error and close code catalogue. No I/O.
+        .target(name: "ChatProtocol"),
+        // The only code that touches libuv and wslay.
+        .target(name: "EventLoop", dependencies: ["CLibUV", "CWslay", "COpenSSL"]),
+        // Presence engine, sessions, device policy, control API, trace.
+        .target(name: "MockChatServer", dependencies: [
+            "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The documented SDK as a state machine plus a driver over a real WebSocket.
+        .target(name: "ReferenceClient", dependencies: ["ChatProtocol", "EventLoop", "Yams"]),
+        // Scenario files, runner, assertions, reporters.
+        .target(name: "ConformanceHarness", dependencies: [
+            "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "Yams",
+        ]),
+        .executableTarget(name: "mockchat", dependencies: [
+            "MockChatServer", "ConformanceHarness",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "MockChatServerTests", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
+        .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol"]),
+        .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness"]),
+    ]
+)

@@ -1,0 +1,4 @@
+#ifndef MOCKCHAT_CLIBUV_SHIM_H
+#define MOCKCHAT_CLIBUV_SHIM_H
+#include <uv.h>
+#endif

@@ -1,0 +1,99 @@
+extension JSONValue {
+    /// The compact JSON text of the value: no insignificant whitespace, object
+    /// keys in insertion order. The same value always yields the same text.
+    public func serialized() -> String {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(64)
+        serialize(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    /// Appends the compact UTF-8 JSON text of the value to `buffer`.
+    ///
+    /// Non-finite doubles are written as `null`; finite doubles use Swift's
+    /// shortest round-trip form (e.g. `0.25`, `1699900000.0`, `1e-05`).
+    public func serialize(into buffer: inout [UInt8]) {
+        switch self {
+        case .null:
+            buffer.append(contentsOf: "null".utf8)
+        case .bool(let value):
+            buffer.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value):
+            buffer.append(contentsOf: value.description.utf8)
+        case .double(let value):
+            if value.isFinite {
+                buffer.append(contentsOf: value.description.utf8)
+            } else {
+                buffer.append(contentsOf: "null".utf8)
+            }
+        case .string(let value):
+            JSONValue.writeString(value, into: &buffer)
+        case .array(let elements):
+            buffer.append(UInt8(ascii: "["))
+            var first = true
+            for element in elements {
+                if !first { buffer.append(UInt8(ascii: ",")) }
+                first = false
+                element.serialize(into: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .object(let object):
+            buffer.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, value) in object {
+                if !first { buffer.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.writeString(key, into: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                value.serialize(into: &buffer)
+            }
+            buffer.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Writes a quoted, escaped string, copying unescaped runs in bulk.
+    static func writeString(_ string: String, into buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "\""))
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
+            writeEscaped(bytes, into: &buffer)
+        }
+        if done == nil {
+            let copy = Array(string.utf8)
+            copy.withUnsafeBufferPointer { writeEscaped($0, into: &buffer) }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+        var runStart = 0
+        for i in 0..<bytes.count {
+            let byte = bytes[i]
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
+            if runStart < i {
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+            }
+            runStart = i + 1
+            buffer.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
+            case 0x08: buffer.append(UInt8(ascii: "b"))
+            case 0x0C: buffer.append(UInt8(ascii: "f"))
+            case 0x0A: buffer.append(UInt8(ascii: "n"))
+            case 0x0D: buffer.append(UInt8(ascii: "r"))
+            case 0x09: buffer.append(UInt8(ascii: "t"))
+            default:
+                let hexDigits: StaticString = "0123456789abcdef"
+                let hex = hexDigits.utf8Start
+                buffer.append(UInt8(ascii: "u"))
+                buffer.append(UInt8(ascii: "0"))
+                buffer.append(UInt8(ascii: "0"))
+                buffer.append(hex[Int(byte >> 4)])
+                buffer.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        if runStart < bytes.count {
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import CLibUV
+
+/// A TCP stream on an ``EventLoop``.
+///
+/// The libuv handle lives in its own allocation and keeps this object alive (one
+/// retain held in `handle.data`) until its close callback has run; only then is the
+/// memory released. Every write copies its bytes into a request that owns them until
+/// libuv reports completion.
+public final class TCPConnection: HandleOwner {
+    /// Where the connection is in its life.
+    public enum State: Sendable, Equatable { case open, closing, closed }
+
+    public let loop: EventLoop
+    let handle: UnsafeMutablePointer<uv_tcp_t>
+    public private(set) var state = State.open
+    /// The local and remote addresses, once connected.
+    public private(set) var localAddress: SocketAddress?
+    public private(set) var remoteAddress: SocketAddress?
+
+    /// Bytes that arrived; the buffer is valid only during the call.
+    public var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    /// The peer ended the stream (nil) or the stream failed. The connection is still
+    /// open; the owner decides when to close it.
+    public var onEnd: ((UVError?) -> Void)?
+    /// The handle is closed and its memory released.
+    public var onClosed: (() -> Void)?
+
+    // Bookkeeping for ``TrafficLedger``.
+    var peerIsLocal = false
+    var bytesSentToPeer = 0
+    var bytesReadFromPeer = 0
+    var awaitingEndOfStream = false
+    var endpoints: EndpointPair? {
+        guard let localAddress, let remoteAddress else { return nil }
+        return EndpointPair(local: localAddress, remote: remoteAddress)
+    }
+
+    init(loop: EventLoop) {
+        self.loop = loop
+        handle = .allocate(capacity: 1)
+        uv_tcp_init(loop.uv, handle)
+        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+    }
+
+    /// Bytes queued in libuv and not yet handed to the kernel.
+    public var queuedWriteBytes: Int {
+        handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
+    }
+
+    /// Opens a connection to `address`; `completion` runs on the loop, never inline.
+    public static func connect(
+        on loop: EventLoop, to address: SocketAddress,
+        completion: @escaping (Result<TCPConnection, UVError>) -> Void
+    ) {
+        let connection = TCPConnection(loop: loop)
+        let request = ConnectRequest(connection: connection, completion: completion)
+        do throws(UVError) {
+            var storage = try address.storage()
+            let status = withUnsafePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
+                    uv_tcp_connect(request.request, connection.handle, sockaddr) { request, status in
+                        guard let request, let owner = request.pointee.data else { return }
+                        Unmanaged<ConnectRequest>.fromOpaque(owner).takeRetainedValue().complete(status)
+                    }
+                }
+            }
+            guard status == 0 else { throw UVError(status, "uv_tcp_connect") }
+            loop.traffic.began()
+            request.request.pointee.data = Unmanaged.passRetained(request).toOpaque()
+        } catch {
+            request.request.deallocate()
+            connection.close()
+            // Report on a later loop turn: callbacks never complete synchronously.
+            loop.deferToLoop { completion(.failure(error)) }
+        }
+    }
+
+    /// Queues `bytes` for sending.
+    public func write(_ bytes: some Collection<UInt8>) {
+        guard state == .open, !bytes.isEmpty else { return }
+        let request = WriteRequest(connection: self, bytes: bytes)
+        let counted = loop.traffic.wrote(bytes.count, by: self)
+        request.counted = counted
+        var buffer = uv_buf_t(base: request.storage.baseAddress?.assumingMemoryBound(to: CChar.self),
+                              len: request.storage.count)
+        request.request.pointee.data = Unmanaged.passRetained(request).toOpaque()
+        loop.traffic.began()
+        let status = handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { stream in
+            uv_write(request.request, stream, &buffer, 1) { request, status in
+                guard let request, let owner = request.pointee.data else { return }
+                Unmanaged<WriteRequest>.fromOpaque(owner).takeRetainedValue().complete(status)
+            }
+        }
+        if status != 0 {
+            // libuv did not take the request: undo its retain and bookkeeping here.
+            Unmanaged<WriteRequest>.fromOpaque(request.request.pointee.data!).release()
+            request.request.deallocate()
+            request.storage.deallocate()
+            loop.traffic.ended()
+            loop.deferToLoop { [weak self] in self?.onEnd?(UVError(status, "uv_write")) }
+        }
+    }
+
+    /// Stops delivering `onRead` (back-pressure).
+    public func pauseReading() {
+        guard state == .open else { return }
+        handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { _ = uv_read_stop($0) }
+    }
+
+    /// Resumes delivering `onRead`.
+    public func resumeReading() {
+        guard state == .open else { return }
+        handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { stream in
+            _ = uv_read_start(stream, { handle, suggested, buffer in
+                guard let handle, let buffer else { return }
+                let loop = EventLoop.owning(handle.pointee.loop)
+                buffer.pointee = uv_buf_t(base: loop.readBuffer.assumingMemoryBound(to: CChar.self),
+                                          len: EventLoop.readBufferSize)
+            }, { stream, count, buffer in
+                guard let stream, let owner = stream.pointee.data else { return }
+                let connection = Unmanaged<TCPConnection>.fromOpaque(owner).takeUnretainedValue()
+                connection.didRead(count: count, buffer: buffer)
+            })
+        }
+    }
+
+    /// Sends what is queued, then closes. The peer sees an orderly end of stream.
+    public func closeAfterWrites() {
+        guard state == .open else { return }
+        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        request.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        loop.traffic.began()
+        let status = handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { stream in
+            uv_shutdown(request, stream) { request, _ in
+                guard let request, let owner = request.pointee.data else { return }
+                let connection = Unmanaged<TCPConnection>.fromOpaque(owner).takeRetainedValue()
+                request.deallocate()
+                connection.loop.traffic.ended()
+                connection.close()
+            }
+        }
+        if status != 0 {
+            Unmanaged<TCPConnection>.fromOpaque(request.pointee.data!).release()
+            request.deallocate()
+            loop.traffic.ended()
+            close()
+        }
+    }
+
+    /// Closes at once; queued writes are dropped.
+    public func close() {
+        beginClose { handle in uv_close(handle, TCPConnection.didClose) }
+    }
+
+    /// Closes at once with a TCP reset, as a crashed or killed peer would.
+    public func reset() {
+        beginClose { _ in
+            if uv_tcp_close_reset(self.handle, TCPConnection.didClose) != 0 {
+                self.handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) {
+                    uv_close($0, TCPConnection.didClose)
+                }
+            }
+        }
+    }
+
+    func closeForShutdown() { close() }
+
+    // MARK: internals
+
+    func didConnect() {
+        localAddress = Self.address(of: handle, peer: false)
+        remoteAddress = Self.address(of: handle, peer: true)
+        loop.traffic.register(self)
+    }
+
+    private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
+        if count > 0, let base = buffer?.pointee.base {
+            loop.traffic.read(count, by: self)
+            onRead?(UnsafeRawBufferPointer(start: base, count: count))
+        } else if count < 0 {
+            pauseReading()
+            loop.traffic.observedEndOfStream(self)
+            onEnd?(count == Int(UV_EOF.rawValue) ? nil : UVError(Int32(count), "read"))
+        }
+    }
+
+    private func beginClose(_ start: (UnsafeMutablePointer<uv_handle_t>) -> Void) {
+        guard state == .open else { return }
+        state = .closing
+        loop.traffic.observedEndOfStream(self)
+        loop.traffic.unregister(self)
+        loop.traffic.began()
+        handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { start($0) }
+    }
+
+    private static let didClose: uv_close_cb = { handle in
+        guard let handle, let owner = handle.pointee.data else { return }
+        let connection = Unmanaged<TCPConnection>.fromOpaque(owner).takeRetainedValue()
+        connection.state = .closed
+        connection.loop.traffic.ended()
+        let onClosed = connection.onClosed
+        connection.onRead = nil
+        connection.onEnd = nil
+        connection.onClosed = nil
+        handle.deallocate()
+        onClosed?()
+    }
+
+    private static func address(of handle: UnsafeMutablePointer<uv_tcp_t>, peer: Bool) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? uv_tcp_getpeername(handle, $0, &length) : uv_tcp_getsockname(handle, $0, &length)
+            }
+        }
+        guard status == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { SocketAddress($0) }
+    }
+}
+
+/// A pending `uv_write`: owns its bytes until libuv calls back.
+private final class WriteRequest {
+    let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+    let storage: UnsafeMutableRawBufferPointer
+    let connection: TCPConnection
+    var counted = false
+
+    init(connection: TCPConnection, bytes: some Collection<UInt8>) {
+        self.connection = connection
+        storage = .allocate(byteCount: bytes.count, alignment: 1)
+        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+    }
+
+    func complete(_ status: Int32) {
+        request.deallocate()
+        storage.deallocate()
+        connection.loop.traffic.ended()
+        if status < 0, status != UV_ECANCELED.rawValue, connection.state == .open {
+            connection.onEnd?(UVError(status, "uv_write"))
+        }
+    }
+}
+
+/// A pending `uv_tcp_connect`.
+private final class ConnectRequest {
+    let request = UnsafeMutablePointer<uv_connect_t>.allocate(capacity: 1)
+    let connection: TCPConnection
+    let completion: (Result<TCPConnection, UVError>) -> Void
+
+    init(connection: TCPConnection, completion: @escaping (Result<TCPConnection, UVError>) -> Void) {
+        self.connection = connection
+        self.completion = completion
+    }
+
+    func complete(_ status: Int32) {
+        request.deallocate()
+        connection.loop.traffic.ended()
+        guard status == 0, connection.state == .open else {
+            connection.close()
+            completion(.failure(UVError(status == 0 ? UV_ECANCELED.rawValue : status, "connect")))
+            return
+        }
+        connection.didConnect()
+        connection.resumeReading()
+        completion(.success(connection))
+    }
+}

@@ -1,0 +1,113 @@
+/// An HTTP/1.1 front door on one port: each accepted connection sends one request,
+/// which is either upgraded to a ``WebSocket`` or answered and closed.
+///
+/// Stages of a connection: reading the request head (bounded by ``HTTPLimits`` and by
+/// the handshake deadline), then either a WebSocket or a single HTTP response. What to
+/// do with a request is the owner's decision, made in ``route``.
+public final class WebServer {
+    /// Limits applied before any request reaches the owner.
+    public struct Configuration: Sendable {
+        public var limits = HTTPLimits()
+        /// Time a client has to send a complete request, in milliseconds of clock time.
+        public var handshakeTimeout: Int64 = 10_000
+        /// Connections (in any stage) beyond which new handshakes get 503.
+        public var maxConnections = 20_000
+        public var webSocket = WebSocket.Configuration()
+        public init() {}
+    }
+
+    /// What to do with a request.
+    public enum Routing {
+        /// Complete the upgrade and hand the socket over.
+        case upgrade((WebSocket) -> Void)
+        /// Answer with this response and close.
+        case respond(HTTPResponse)
+    }
+
+    public let loop: EventLoop
+    public let configuration: Configuration
+    private var listener: TCPListener?
+    /// Chooses what to do with each complete request; `isUpgrade` tells whether it
+    /// was a valid WebSocket handshake.
+    public var route: (_ request: HTTPRequest, _ isUpgrade: Bool, _ peer: SocketAddress?) -> Routing
+    /// Connections accepted and not yet closed, in any stage.
+    public private(set) var openConnections = 0
+
+    /// Starts listening on `address`.
+    public init(loop: EventLoop, address: SocketAddress, configuration: Configuration = .init(),
+                route: @escaping (HTTPRequest, Bool, SocketAddress?) -> Routing) throws(UVError) {
+        self.loop = loop
+        self.configuration = configuration
+        self.route = route
+        listener = try TCPListener(loop: loop, address: address) { [unowned self] connection in
+            self.accept(connection)
+        }
+    }
+
+    /// The bound address.
+    public var address: SocketAddress { listener!.address }
+
+    /// Stops accepting; open connections are left to their owners.
+    public func stopListening() {
+        listener?.close()
+    }
+
+    private func accept(_ connection: TCPConnection) {
+        openConnections += 1
+        connection.onClosed = { [weak self] in self?.openConnections -= 1 }
+        if openConnections > configuration.maxConnections {
+            reply(.rejection(status: 503, "too many connections\n"), on: connection)
+            return
+        }
+        var parser = HTTPRequestParser(limits: configuration.limits)
+        let deadline = loop.clock.schedule(after: configuration.handshakeTimeout) { [weak connection] in
+            connection?.close()
+        }
+        connection.onEnd = { [unowned connection] _ in connection.close() }
+        connection.onRead = { [unowned self, unowned connection] bytes in
+            switch parser.feed(bytes) {
+            case .needMore:
+                return
+            case .failure(let response):
+                self.loop.clock.cancel(deadline)
+                self.reply(response, on: connection)
+            case .request(let request, let remainder):
+                self.loop.clock.cancel(deadline)
+                self.handle(request, remainder: remainder, on: connection)
+            }
+        }
+    }
+
+    private func handle(_ request: HTTPRequest, remainder: [UInt8], on connection: TCPConnection) {
+        connection.onRead = nil
+        switch WebSocketHandshake.evaluate(request, limits: configuration.limits) {
+        case .reject(let response):
+            reply(response, on: connection)
+        case .notUpgrade:
+            switch route(request, false, connection.remoteAddress) {
+            case .respond(let response): reply(response, on: connection)
+            case .upgrade: reply(.rejection(status: 426, "this endpoint speaks WebSocket only\n"), on: connection)
+            }
+        case .accept(let switching):
+            switch route(request, true, connection.remoteAddress) {
+            case .respond(let response):
+                reply(response, on: connection)
+            case .upgrade(let attach):
+                connection.write(switching.serialized())
+                let onClosed = connection.onClosed
+                let socket = WebSocket(connection: connection, role: .server,
+                                       configuration: configuration.webSocket)
+                let socketClosed = connection.onClosed
+                connection.onClosed = { onClosed?(); socketClosed?() }
+                attach(socket)
+                if !remainder.isEmpty { remainder.withUnsafeBytes { socket.feed($0) } }
+            }
+        }
+    }
+
+    private func reply(_ response: HTTPResponse, on connection: TCPConnection) {
+        connection.onRead = nil
+        connection.write(response.serialized())
+        connection.closeAfterWrites()
+    }
+}
