@@ -6,6 +6,9 @@
 /// the last value wins and keeps the position of the first occurrence.
 public enum JSONParser {
     /// The default limit on nested arrays and objects.
+    ///
+    /// The parser never recurses, but the resulting values are compared,
+    /// serialized and released recursively, so keep any custom limit modest.
     public static let defaultMaxDepth = 32
 
     /// Parses one JSON value from raw UTF-8 bytes; at most `maxDepth` arrays/objects may be nested.
@@ -293,10 +296,11 @@ private struct Reader {
         var next = j + 6
         if high >= 0xDC00 && high <= 0xDFFF { throw fail(.invalidUnicodeEscape, j) }
         if high >= 0xD800 && high <= 0xDBFF {
+            // A high surrogate must be followed immediately by a `\u` low surrogate.
+            guard next < end else { throw fail(.unexpectedEnd, end) }
+            guard p[next] == UInt8(ascii: "\\") else { throw fail(.invalidUnicodeEscape, j) }
             guard next + 1 < end else { throw fail(.unexpectedEnd, end) }
-            guard p[next] == UInt8(ascii: "\\"), p[next + 1] == UInt8(ascii: "u") else {
-                throw fail(.invalidUnicodeEscape, j)
-            }
+            guard p[next + 1] == UInt8(ascii: "u") else { throw fail(.invalidUnicodeEscape, j) }
             let low = try hex4(at: next + 2, escapeStart: next)
             guard low >= 0xDC00 && low <= 0xDFFF else { throw fail(.invalidUnicodeEscape, j) }
             scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
