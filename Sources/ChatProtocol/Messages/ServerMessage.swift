@@ -1,0 +1,90 @@
+/// Everything the server sends in a text frame: replies to requests and pushed events.
+public enum ServerMessage: Sendable, Equatable {
+    /// A successful reply: `{"id", "result": {...}}`.
+    case result(id: RequestID, JSONObject)
+    /// A failed request: `{"id", "error": {"errorCode", "errorDescription"}}`; `id` is
+    /// `null` when the request's id could not be read.
+    case error(id: RequestID?, ChatError)
+    /// `{"event": "user.online", "user": {...}}` (004, onUserOnline).
+    case userOnline(User)
+    /// `{"event": "user.offline", "user": {...}}` (004, onUserOffline).
+    case userOffline(User)
+    /// `{"event": "device.kicked", "reason", "byDeviceId", "byPlatform"}`, sent just before
+    /// the server closes the connection with 4001 (003, "Reconnection kick strategy").
+    case deviceKicked(reason: String, byDeviceId: String, byPlatform: Platform)
+
+    /// The reply to `login`.
+    public static func loggedIn(id: RequestID, user: User, connectionId: String, serverTime: Double) -> ServerMessage {
+        .result(id: id, JSONObject([("user", user.json), ("connectionId", .string(connectionId)),
+                                    ("serverTime", .double(serverTime))]))
+    }
+
+    /// The reply to `ping`: the server's clock.
+    public static func pong(id: RequestID, serverTime: Double) -> ServerMessage {
+        .result(id: id, JSONObject([("pong", true), ("serverTime", .double(serverTime))]))
+    }
+
+    /// The reply to `users.get`.
+    public static func user(id: RequestID, _ user: User) -> ServerMessage {
+        .result(id: id, JSONObject([("user", user.json)]))
+    }
+
+    /// The reply to `users.list`; `next` is the cursor of the following page.
+    public static func users(id: RequestID, _ users: [User], next: String?) -> ServerMessage {
+        .result(id: id, JSONObject([("users", .array(users.map(\.json))),
+                                    ("next", next.map { .string($0) } ?? .null)]))
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .result(let id, let result):
+            .object(JSONObject([("id", id.json), ("result", .object(result))]))
+        case .error(let id, let error):
+            .object(JSONObject([("id", id?.json ?? .null), ("error", .object(JSONObject([
+                ("errorCode", .string(error.code)), ("errorDescription", .string(error.description)),
+            ])))]))
+        case .userOnline(let user):
+            .object(JSONObject([("event", "user.online"), ("user", user.json)]))
+        case .userOffline(let user):
+            .object(JSONObject([("event", "user.offline"), ("user", user.json)]))
+        case .deviceKicked(let reason, let device, let platform):
+            .object(JSONObject([("event", "device.kicked"), ("reason", .string(reason)),
+                                ("byDeviceId", .string(device)), ("byPlatform", .string(platform.rawValue))]))
+        }
+    }
+
+    /// The frame's bytes.
+    public var bytes: [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(256)
+        json.serialize(into: &buffer)
+        return buffer
+    }
+
+    /// Reads a server frame (the client's side of the protocol).
+    public init?(json: JSONValue) {
+        if let event = json["event"]?.stringValue {
+            switch event {
+            case "user.online", "user.offline":
+                guard let user = json["user"].flatMap(User.init(json:)) else { return nil }
+                self = event == "user.online" ? .userOnline(user) : .userOffline(user)
+            case "device.kicked":
+                self = .deviceKicked(reason: json["reason"]?.stringValue ?? "",
+                                     byDeviceId: json["byDeviceId"]?.stringValue ?? "",
+                                     byPlatform: json["byPlatform"]?.stringValue.flatMap(Platform.init) ?? .mobile)
+            default:
+                return nil
+            }
+            return
+        }
+        let id = json["id"].flatMap(RequestID.init(json:))
+        if let error = json["error"] {
+            self = .error(id: id, ChatError(code: error["errorCode"]?.stringValue ?? "",
+                                            description: error["errorDescription"]?.stringValue ?? ""))
+        } else if let id, let result = json["result"]?.objectValue {
+            self = .result(id: id, result)
+        } else {
+            return nil
+        }
+    }
+}
