@@ -23,8 +23,6 @@ public enum CloseCode: UInt16, Sendable, CaseIterable {
     case loginFailed = 4003
     /// 4004: a reconnecting device was refused because another mobile device is online.
     case reconnectRefused = 4004
-    /// 4005: no login arrived within the login deadline.
-    case loginTimeout = 4005
     /// 4008: the client stopped reading and its outbound queue overflowed.
     case slowConsumer = 4008
     /// 4009: the control API closed the connection.
@@ -43,7 +41,6 @@ public enum CloseCode: UInt16, Sendable, CaseIterable {
         case .heartbeatTimeout: "heartbeat-timeout"
         case .loginFailed: "login-failed"
         case .reconnectRefused: "reconnect-refused"
-        case .loginTimeout: "login-timeout"
         case .slowConsumer: "slow-consumer"
         case .closedByControl: "closed-by-control"
         }

@@ -134,4 +134,9 @@ public struct RequestEnvelope: Sendable, Equatable {
 public struct RequestRejection: Error, Sendable, Equatable {
     public var id: RequestID?
     public var error: ChatError
+
+    public init(id: RequestID?, error: ChatError) {
+        self.id = id
+        self.error = error
+    }
 }

@@ -22,6 +22,8 @@ public final class WebServer {
         case upgrade((WebSocket) -> Void)
         /// Answer with this response and close.
         case respond(HTTPResponse)
+        /// Reset the TCP connection without an answer, as an unreachable server would.
+        case drop
     }
 
     public let loop: EventLoop
@@ -86,12 +88,15 @@ public final class WebServer {
         case .notUpgrade:
             switch route(request, false, connection.remoteAddress) {
             case .respond(let response): reply(response, on: connection)
+            case .drop: connection.reset()
             case .upgrade: reply(.rejection(status: 426, "this endpoint speaks WebSocket only\n"), on: connection)
             }
         case .accept(let switching):
             switch route(request, true, connection.remoteAddress) {
             case .respond(let response):
                 reply(response, on: connection)
+            case .drop:
+                connection.reset()
             case .upgrade(let attach):
                 connection.write(switching.serialized())
                 let onClosed = connection.onClosed

@@ -1,0 +1,167 @@
+import ChatProtocol
+import EventLoop
+
+/// The control API: plain HTTP with JSON bodies under `/control/` (docs/PROTOCOL.md).
+///
+/// Every request either applies in full or answers 4xx with `{"error": ...}` and
+/// leaves the server as it was.
+extension ChatServer {
+    func handleControl(_ request: HTTPRequest) -> HTTPResponse {
+        let route = request.method + " " + request.path
+        do throws(ControlError) {
+            let body = try parseBody(request)
+            let result: JSONValue
+            switch route {
+            case "GET /control/health":
+                result = ["ok": true, "clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
+                          "now": .double(loop.clock.now.seconds)]
+            case "POST /control/reset":
+                execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
+                                    now: loop.clock.now))
+                faults = FaultPlan()
+                trace.record(.control, time: loop.clock.now, text: "reset")
+                result = ["ok": true]
+            case "POST /control/fixtures":
+                result = try loadFixtures(body)
+            case "GET /control/clock":
+                result = ["mode": .string(loop.clock.isVirtual ? "virtual" : "system"), "now": .double(loop.clock.now.seconds)]
+            case "POST /control/clock/advance":
+                result = try advanceClock(body)
+            case "GET /control/connections":
+                result = ["connections": .array(engine.connections.map(Self.describe))]
+            case "GET /control/presence":
+                result = ["online": .array(engine.onlineUsers.map { .string($0) })]
+            case "GET /control/faults":
+                result = faults.json
+            case "POST /control/faults":
+                result = try applyFault(body)
+            case "DELETE /control/faults":
+                faults = FaultPlan()
+                trace.record(.control, time: loop.clock.now, text: "faults cleared")
+                result = ["ok": true]
+            case "GET /control/trace":
+                let since = request.query["since"].flatMap { Int($0) } ?? 0
+                return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")],
+                                    body: TraceLog.jsonLines(trace.entries(after: since)))
+            default:
+                throw ControlError(404, "unknown control route '\(route.prefix(80))'")
+            }
+            var bytes: [UInt8] = []
+            result.serialize(into: &bytes)
+            return .json(status: 200, body: bytes)
+        } catch {
+            var bytes: [UInt8] = []
+            JSONValue.object(JSONObject([("error", .string(error.message))])).serialize(into: &bytes)
+            return .json(status: error.status, body: bytes)
+        }
+    }
+
+    private func parseBody(_ request: HTTPRequest) throws(ControlError) -> JSONValue {
+        guard !request.body.isEmpty else { return .object(JSONObject()) }
+        do {
+            let value = try JSONParser.parse(request.body)
+            guard value.objectValue != nil else { throw ControlError(400, "the body must be a JSON object") }
+            return value
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError(400, "the body is not valid JSON: \(error)")
+        }
+    }
+
+    private func loadFixtures(_ body: JSONValue) throws(ControlError) -> JSONValue {
+        do throws(FixtureError) {
+            var directory = engine.directory
+            var settings = engine.settings
+            if let users = body["users"] { directory = try UserDirectory(json: ["users": users]) }
+            if let app = body["app"] { settings = try AppSettings(json: app) }
+            guard body["users"] != nil || body["app"] != nil else {
+                throw FixtureError("expected 'users' and/or 'app'")
+            }
+            execute(engine.load(directory: directory, settings: settings, closing: .closedByControl, now: loop.clock.now))
+            trace.record(.control, time: loop.clock.now, text: "fixtures loaded: \(directory.records.count) users")
+            return ["ok": true, "users": .integer(Int64(directory.records.count))]
+        } catch {
+            throw ControlError(400, error.description)
+        }
+    }
+
+    private func advanceClock(_ body: JSONValue) throws(ControlError) -> JSONValue {
+        guard loop.clock.isVirtual else { throw ControlError(409, "the clock is the system clock; start with --clock virtual") }
+        let milliseconds: Int64
+        if let ms = body["ms"]?.intValue {
+            milliseconds = ms
+        } else if let seconds = body["seconds"]?.doubleValue {
+            milliseconds = Int64((seconds * 1000).rounded())
+        } else {
+            throw ControlError(400, "give 'ms' (integer) or 'seconds' (number)")
+        }
+        guard milliseconds >= 0, milliseconds <= 366 * 86_400_000 else {
+            throw ControlError(400, "the advance must be between 0 and one year")
+        }
+        let target = loop.clock.now.advanced(by: milliseconds)
+        let fired = loop.clock.advance(to: target)
+        trace.record(.control, time: loop.clock.now, text: "clock advanced \(milliseconds) ms, \(fired) timers fired")
+        return ["now": .double(loop.clock.now.seconds), "fired": .integer(Int64(fired))]
+    }
+
+    private func applyFault(_ body: JSONValue) throws(ControlError) -> JSONValue {
+        guard let name = body["fault"]?.stringValue else {
+            throw ControlError(400, "give 'fault': drop, blackhole, refuseConnections or delay")
+        }
+        let selector = FaultPlan.Selector(uid: body["uid"]?.stringValue, deviceId: body["deviceId"]?.stringValue)
+        let enabled = body["enabled"]?.boolValue ?? true
+        var affected = 0
+        switch name {
+        case "drop":
+            var targets = connections(matching: selector)
+            if let text = body["connection"]?.stringValue {
+                guard let id = ConnectionID(text), socket(id) != nil else { throw ControlError(404, "no connection '\(text)'") }
+                targets = [id]
+            } else if selector.uid == nil && selector.deviceId == nil {
+                throw ControlError(400, "drop needs 'connection', 'uid' or 'deviceId'")
+            }
+            targets.forEach(drop)
+            affected = targets.count
+        case "blackhole":
+            guard selector.uid != nil || selector.deviceId != nil else { throw ControlError(400, "blackhole needs 'uid' or 'deviceId'") }
+            faults.blackholes.removeAll { $0 == selector }
+            if enabled { faults.blackholes.append(selector) }
+            affected = connections(matching: selector).count
+        case "refuseConnections":
+            faults.refuseConnections = enabled
+        case "delay":
+            guard let ms = body["ms"]?.intValue, ms >= 0, ms <= 3_600_000 else {
+                throw ControlError(400, "delay needs 'ms', an integer from 0 to 3600000")
+            }
+            faults.delays.removeAll { $0.selector == selector }
+            if enabled && ms > 0 { faults.delays.append((selector, ms)) }
+            affected = connections(matching: selector).count
+        default:
+            throw ControlError(400, "unknown fault '\(name.prefix(64))'")
+        }
+        trace.record(.control, time: loop.clock.now, uid: selector.uid, deviceId: selector.deviceId,
+                     text: "fault \(name) \(enabled ? "on" : "off")")
+        return ["ok": true, "affected": .integer(Int64(affected))]
+    }
+
+    private static func describe(_ session: SessionInfo) -> JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        return .object(JSONObject([
+            ("id", .string(session.id.description)), ("uid", text(session.uid)), ("deviceId", text(session.deviceId)),
+            ("platform", text(session.platform?.rawValue)), ("state", .string(session.stage.rawValue)),
+            ("openedAt", .double(session.openedAt.seconds)), ("lastInboundAt", .double(session.lastInboundAt.seconds)),
+            ("lastPingAt", session.lastPingAt.map { .double($0.seconds) } ?? .null),
+        ]))
+    }
+}
+
+/// A control request that cannot be carried out: an HTTP status and a message.
+struct ControlError: Error {
+    var status: Int
+    var message: String
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,27 @@
+import ChatProtocol
+import EventLoop
+
+/// What the ``PresenceEngine`` asks its owner to do.
+public enum EngineAction: Sendable, Equatable {
+    /// Send one message to every listed connection (encoded once, written to each).
+    case send([ConnectionID], ServerMessage)
+    /// Close a connection with a code; the engine has already forgotten its session.
+    case close(ConnectionID, CloseCode, reason: String)
+    /// Call ``PresenceEngine/heartbeatDue(_:now:)`` for this connection at `at`.
+    case scheduleHeartbeat(ConnectionID, at: Instant)
+}
+
+/// One connection as the engine sees it.
+public struct SessionInfo: Sendable, Equatable {
+    public enum Stage: String, Sendable { case awaitingLogin = "awaiting-login", loggedIn = "logged-in" }
+    public var id: ConnectionID
+    public var stage: Stage
+    public var uid: String?
+    public var deviceId: String?
+    public var platform: Platform?
+    public var subscription: PresenceSubscription
+    public var openedAt: Instant
+    public var loggedInAt: Instant?
+    public var lastInboundAt: Instant
+    public var lastPingAt: Instant?
+}

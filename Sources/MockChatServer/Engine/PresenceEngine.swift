@@ -1,0 +1,274 @@
+import ChatProtocol
+import EventLoop
+
+/// The server's presence, session and device-policy logic as a pure state machine.
+///
+/// Inputs are transport facts (a connection opened, a request arrived, a connection
+/// ended, a heartbeat is due); outputs are ``EngineAction`` values for the owner to
+/// carry out. The engine never touches a socket or reads a clock: `now` comes with
+/// every input. That makes every rule below testable as a sequence of actions, and
+/// replayable.
+///
+/// ```
+///   opened ──► awaiting-login ──login ok──► logged-in ──close/kick/timeout──► gone
+///                  │                              ▲
+///                  └──login refused──► gone       └── ping / users.* / logout
+/// ```
+///
+/// Rules (sources in docs/CONFORMANCE.md):
+/// - A user is online while at least one of its connections is logged in, and goes
+///   offline, with `lastActiveAt` set to that moment, when the last one ends, however
+///   it ends (004 "Real-time Presence"). A second device causes no second online event.
+/// - `user.online` / `user.offline` go to logged-in connections whose subscription
+///   covers the user (all, friends, roles), never to the user's own connections.
+/// - One mobile device per user (003 "Reconnection kick strategy"): a new mobile login
+///   kicks the older one with `device.kicked` and close 4001, unless it is a reconnect
+///   asking not to kick while the app lets clients choose (`clientKickControl`); then
+///   the newcomer is refused with `ERR_RECONNECT_KICK_REFUSED` and close 4004.
+/// - A connection from which nothing arrives for the heartbeat timeout is closed 4002.
+public struct PresenceEngine: Sendable {
+    public private(set) var directory: UserDirectory
+    public private(set) var settings: AppSettings
+    private var sessions: [ConnectionID: SessionInfo] = [:]
+    /// Logged-in connections per uid, oldest first.
+    private var connectionsByUser: [String: [ConnectionID]] = [:]
+    private var lastActiveAt: [String: Double] = [:]
+
+    public init(directory: UserDirectory, settings: AppSettings) {
+        self.directory = directory
+        self.settings = settings
+    }
+
+    // MARK: Queries
+
+    /// Every open connection, in order of arrival.
+    public var connections: [SessionInfo] { sessions.keys.sorted().compactMap { sessions[$0] } }
+
+    /// One connection.
+    public func session(_ id: ConnectionID) -> SessionInfo? { sessions[id] }
+
+    /// Users with at least one logged-in connection, sorted.
+    public var onlineUsers: [String] { connectionsByUser.keys.sorted() }
+
+    public func isOnline(_ uid: String) -> Bool { connectionsByUser[uid] != nil }
+
+    /// The user object of `uid` as `viewer` sees it.
+    public func user(_ uid: String, viewer: String?) -> User? {
+        guard let record = directory.record(uid) else { return nil }
+        return User(uid: uid, name: record.name, avatar: record.avatar, link: record.link, role: record.role,
+                    status: isOnline(uid) ? .online : .offline, statusMessage: record.statusMessage,
+                    lastActiveAt: lastActiveAt[uid] ?? record.lastActiveAt,
+                    hasBlockedMe: viewer.map { directory.hasBlocked(uid, $0) } ?? false,
+                    blockedByMe: viewer.map { directory.hasBlocked($0, uid) } ?? false,
+                    deactivatedAt: record.deactivatedAt, tags: record.tags, metadata: record.metadata)
+    }
+
+    // MARK: Inputs
+
+    /// A WebSocket connection completed its handshake.
+    public mutating func opened(_ id: ConnectionID, now: Instant) -> [EngineAction] {
+        sessions[id] = SessionInfo(id: id, stage: .awaitingLogin, subscription: .none, openedAt: now, lastInboundAt: now)
+        return [.scheduleHeartbeat(id, at: now.advanced(by: settings.heartbeatTimeoutMilliseconds))]
+    }
+
+    /// Any frame arrived (data, ping or pong): the connection is alive.
+    public mutating func activity(_ id: ConnectionID, now: Instant) {
+        sessions[id]?.lastInboundAt = now
+    }
+
+    /// A text frame was decoded (or refused) by ``RequestDecoder``.
+    public mutating func received(_ decoded: Result<RequestEnvelope, RequestRejection>, from id: ConnectionID,
+                                  now: Instant) -> [EngineAction] {
+        guard let session = sessions[id] else { return [] }
+        let envelope: RequestEnvelope
+        switch decoded {
+        case .failure(let rejection): return [.send([id], .error(id: rejection.id, rejection.error))]
+        case .success(let decoded): envelope = decoded
+        }
+        if case .login(let login) = envelope.request {
+            guard session.stage == .awaitingLogin else { return [.send([id], .error(id: envelope.id, ChatError(.alreadyLoggedIn)))] }
+            return self.login(login, id: envelope.id, on: id, now: now)
+        }
+        guard session.stage == .loggedIn, let uid = session.uid else {
+            return [.send([id], .error(id: envelope.id, ChatError(.notLoggedIn)))]
+        }
+        switch envelope.request {
+        case .login:
+            return []
+        case .ping:
+            sessions[id]?.lastPingAt = now
+            return [.send([id], .pong(id: envelope.id, serverTime: now.seconds))]
+        case .logout:
+            return [.send([id], .result(id: envelope.id, JSONObject()))] + end(id, code: .normal, reason: "logged out", now: now)
+        case .getUser(let target):
+            guard let user = user(target, viewer: uid) else {
+                return [.send([id], .error(id: envelope.id, ChatError(.uidNotFound)))]
+            }
+            return [.send([id], .user(id: envelope.id, user))]
+        case .listUsers(let query):
+            return [.send([id], listUsers(query, viewer: uid, id: envelope.id))]
+        }
+    }
+
+    /// The transport reports the connection gone (closed, reset, failed).
+    public mutating func closed(_ id: ConnectionID, now: Instant) -> [EngineAction] {
+        forget(id, now: now)
+    }
+
+    /// A heartbeat check scheduled with ``EngineAction/scheduleHeartbeat(_:at:)`` is due.
+    public mutating func heartbeatDue(_ id: ConnectionID, now: Instant) -> [EngineAction] {
+        guard let session = sessions[id] else { return [] }
+        let deadline = session.lastInboundAt.advanced(by: settings.heartbeatTimeoutMilliseconds)
+        guard deadline <= now else { return [.scheduleHeartbeat(id, at: deadline)] }
+        return end(id, code: .heartbeatTimeout, reason: "no frame within the heartbeat timeout", now: now)
+    }
+
+    /// Closes a connection on request of the control API.
+    public mutating func disconnect(_ id: ConnectionID, code: CloseCode, reason: String, now: Instant) -> [EngineAction] {
+        guard sessions[id] != nil else { return [] }
+        return end(id, code: code, reason: reason, now: now)
+    }
+
+    /// Replaces users and settings; every connection is closed with `code`.
+    public mutating func load(directory: UserDirectory, settings: AppSettings, closing code: CloseCode,
+                              now: Instant) -> [EngineAction] {
+        var actions: [EngineAction] = []
+        for id in sessions.keys.sorted() { actions += end(id, code: code, reason: "server state reset", now: now) }
+        self.directory = directory
+        self.settings = settings
+        lastActiveAt = [:]
+        return actions
+    }
+
+    // MARK: Login and device policy
+
+    private mutating func login(_ login: LoginRequest, id requestID: RequestID, on id: ConnectionID,
+                                now: Instant) -> [EngineAction] {
+        func refuse(_ code: ErrorCode, close: CloseCode = .loginFailed) -> [EngineAction] {
+            [.send([id], .error(id: requestID, ChatError(code)))] + end(id, code: close, reason: code.rawValue, now: now)
+        }
+        let uid: String
+        if let token = login.token {
+            guard let owner = directory.uid(forToken: token), login.uid == nil || login.uid == owner else {
+                return refuse(.authFailed)
+            }
+            uid = owner
+        } else {
+            guard let claimed = login.uid, directory.record(claimed) != nil else { return refuse(.uidNotFound) }
+            guard login.authKey == settings.authKey else { return refuse(.authFailed) }
+            uid = claimed
+        }
+        guard let record = directory.record(uid) else { return refuse(.uidNotFound) }
+        guard record.deactivatedAt == 0 else { return refuse(.userDeactivated) }
+
+        var actions: [EngineAction] = []
+        let others = connectionsByUser[uid] ?? []
+        let sameDevice = others.filter { sessions[$0]?.deviceId == login.deviceId }
+        var displaced = sameDevice
+        if login.platform == .mobile {
+            let mobiles = others.filter { sessions[$0]?.platform == .mobile && !sameDevice.contains($0) }
+            let excess = mobiles.count + 1 - settings.mobileDevicesPerUser
+            if excess > 0 {
+                if login.reconnect && login.reconnectKickEnable && settings.clientKickControl {
+                    return refuse(.reconnectKickRefused, close: .reconnectRefused)
+                }
+                displaced += mobiles.prefix(excess)
+            }
+        }
+        // The newcomer is registered before the old devices go, so the user never
+        // appears offline in between.
+        let wasOnline = isOnline(uid)
+        sessions[id]?.stage = .loggedIn
+        sessions[id]?.uid = uid
+        sessions[id]?.deviceId = login.deviceId
+        sessions[id]?.platform = login.platform
+        sessions[id]?.subscription = login.presence
+        sessions[id]?.loggedInAt = now
+        connectionsByUser[uid, default: []].append(id)
+        lastActiveAt[uid] = now.seconds
+        for old in displaced.sorted() {
+            let reason = sessions[old]?.deviceId == login.deviceId
+                ? "the same device connected again" : "another mobile device logged in"
+            actions.append(.send([old], .deviceKicked(reason: reason, byDeviceId: login.deviceId, byPlatform: login.platform)))
+            actions += end(old, code: .deviceKicked, reason: reason, now: now)
+        }
+        actions.append(.send([id], .loggedIn(id: requestID, user: user(uid, viewer: uid)!, connectionId: id.description,
+                                             serverTime: now.seconds)))
+        if !wasOnline { actions += presenceChanged(uid) }
+        return actions
+    }
+
+    // MARK: Presence
+
+    /// Closes `id` and forgets its session, with the presence consequences.
+    private mutating func end(_ id: ConnectionID, code: CloseCode, reason: String, now: Instant) -> [EngineAction] {
+        guard sessions[id] != nil else { return [] }
+        return [.close(id, code, reason: reason)] + forget(id, now: now)
+    }
+
+    private mutating func forget(_ id: ConnectionID, now: Instant) -> [EngineAction] {
+        guard let session = sessions.removeValue(forKey: id) else { return [] }
+        guard session.stage == .loggedIn, let uid = session.uid, var remaining = connectionsByUser[uid] else { return [] }
+        remaining.removeAll { $0 == id }
+        guard remaining.isEmpty else {
+            connectionsByUser[uid] = remaining
+            return []
+        }
+        connectionsByUser[uid] = nil
+        lastActiveAt[uid] = now.seconds
+        return presenceChanged(uid)
+    }
+
+    /// `user.online` or `user.offline` for `uid` to every subscriber, grouped so that
+    /// viewers who see the same object share one encoded frame.
+    private func presenceChanged(_ uid: String) -> [EngineAction] {
+        guard let record = directory.record(uid) else { return [] }
+        var groups: [[Bool]: [ConnectionID]] = [:]
+        var order: [[Bool]] = []
+        for id in sessions.keys.sorted() {
+            guard let viewer = sessions[id], viewer.stage == .loggedIn, let viewerUID = viewer.uid, viewerUID != uid,
+                  covers(viewer.subscription, viewer: viewerUID, record: record) else { continue }
+            let key = [directory.hasBlocked(uid, viewerUID), directory.hasBlocked(viewerUID, uid)]
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(id)
+        }
+        let online = isOnline(uid)
+        return order.compactMap { key in
+            guard var user = user(uid, viewer: nil), let recipients = groups[key] else { return nil }
+            user.hasBlockedMe = key[0]
+            user.blockedByMe = key[1]
+            return .send(recipients, online ? .userOnline(user) : .userOffline(user))
+        }
+    }
+
+    private func covers(_ subscription: PresenceSubscription, viewer: String, record: UserRecord) -> Bool {
+        switch subscription {
+        case .allUsers: true
+        case .friends: directory.areFriends(viewer, record.uid)
+        case .roles(let roles): record.role.map(roles.contains) ?? false
+        case .none: false
+        }
+    }
+
+    // MARK: Queries
+
+    private func listUsers(_ query: UserListQuery, viewer: String, id: RequestID) -> ServerMessage {
+        var start = directory.records.startIndex
+        if let cursor = query.cursor {
+            guard cursor.hasPrefix("after:") else { return .error(id: id, ChatError(.invalidCursor)) }
+            let after = String(cursor.dropFirst("after:".count))
+            start = directory.records.firstIndex { $0.uid > after } ?? directory.records.endIndex
+        }
+        var page: [User] = []
+        var index = start
+        while index < directory.records.endIndex, page.count < query.limit {
+            let uid = directory.records[index].uid
+            if let user = user(uid, viewer: viewer), query.status == nil || user.status == query.status {
+                page.append(user)
+            }
+            index += 1
+        }
+        let more = directory.records[index...].contains { query.status == nil || isOnline($0.uid) == (query.status == .online) }
+        return .users(id: id, page, next: more ? page.last.map { "after:\($0.uid)" } : nil)
+    }
+}

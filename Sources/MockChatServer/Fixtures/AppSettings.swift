@@ -1,0 +1,60 @@
+import ChatProtocol
+
+/// Server-side app settings (`app.json`): credentials, timeouts and device policy.
+public struct AppSettings: Sendable, Equatable {
+    public var appId = "mockchat"
+    public var region = "us"
+    /// The key `login` must carry unless it uses a user's token.
+    public var authKey = "mockchat-dev-key"
+    /// A connection from which nothing arrives for this long is closed with 4002.
+    public var heartbeatTimeoutMilliseconds: Int64 = 30_000
+    /// Mobile devices one user may have online at once (003: one).
+    public var mobileDevicesPerUser = 1
+    /// The console switch of 003 "Configure the reconnection kick strategy": only when on
+    /// does a client's `reconnectKickEnable` take effect.
+    public var clientKickControl = false
+
+    public init() {}
+
+    /// Reads `app.json`; absent fields keep their defaults.
+    public init(json: JSONValue) throws(FixtureError) {
+        guard let object = json.objectValue else { throw FixtureError("app settings must be an object") }
+        if let value = object["appId"] {
+            guard let text = value.stringValue else { throw FixtureError("'appId' must be a string") }
+            appId = text
+        }
+        if let value = object["region"] {
+            guard let text = value.stringValue else { throw FixtureError("'region' must be a string") }
+            region = text
+        }
+        if let value = object["authKey"] {
+            guard let text = value.stringValue, !text.isEmpty else { throw FixtureError("'authKey' must be a non-empty string") }
+            authKey = text
+        }
+        if let value = object["heartbeatTimeout"] {
+            guard let seconds = value.doubleValue, seconds > 0, seconds <= 86_400 else {
+                throw FixtureError("'heartbeatTimeout' must be seconds in (0, 86400]")
+            }
+            heartbeatTimeoutMilliseconds = Int64((seconds * 1000).rounded())
+        }
+        if let value = object["devicePolicy"] {
+            guard let count = value["mobileDevicesPerUser"]?.intValue, count >= 1, count <= 1000 else {
+                throw FixtureError("'devicePolicy.mobileDevicesPerUser' must be an integer from 1 to 1000")
+            }
+            mobileDevicesPerUser = Int(count)
+        }
+        if let value = object["clientKickControl"] {
+            guard let flag = value.boolValue else { throw FixtureError("'clientKickControl' must be a boolean") }
+            clientKickControl = flag
+        }
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([
+            ("appId", .string(appId)), ("region", .string(region)), ("authKey", .string(authKey)),
+            ("heartbeatTimeout", .double(Double(heartbeatTimeoutMilliseconds) / 1000)),
+            ("devicePolicy", .object(JSONObject([("mobileDevicesPerUser", .integer(Int64(mobileDevicesPerUser)))]))),
+            ("clientKickControl", .bool(clientKickControl)),
+        ]))
+    }
+}

@@ -1,0 +1,56 @@
+import ChatProtocol
+
+/// The users the server knows, their relations, and lookups by uid and token.
+public struct UserDirectory: Sendable, Equatable {
+    /// Users sorted by uid: the order of `users.list`.
+    public private(set) var records: [UserRecord]
+    private var indexByUID: [String: Int]
+    private var uidByToken: [String: String]
+    private var friendPairs: Set<[String]>
+
+    /// Builds a directory; uids must be unique and relations must name known users.
+    public init(_ users: [UserRecord]) throws(FixtureError) {
+        records = users.sorted { $0.uid < $1.uid }
+        indexByUID = [:]
+        uidByToken = [:]
+        friendPairs = []
+        for (index, record) in records.enumerated() {
+            guard indexByUID.updateValue(index, forKey: record.uid) == nil else {
+                throw FixtureError("uid '\(record.uid)' appears twice")
+            }
+            if let token = record.authToken {
+                guard uidByToken.updateValue(record.uid, forKey: token) == nil else {
+                    throw FixtureError("authToken of '\(record.uid)' is used twice")
+                }
+            }
+        }
+        for record in records {
+            for other in record.friends + record.blocked where indexByUID[other] == nil {
+                throw FixtureError("user '\(record.uid)' names unknown user '\(other)'")
+            }
+            for friend in record.friends { friendPairs.insert([record.uid, friend].sorted()) }
+        }
+    }
+
+    /// Reads `users.json`: `{"users": [...]}`.
+    public init(json: JSONValue) throws(FixtureError) {
+        guard let list = json["users"]?.arrayValue else { throw FixtureError("expected {\"users\": [...]}") }
+        var users: [UserRecord] = []
+        for entry in list { users.append(try UserRecord(json: entry)) }
+        try self.init(users)
+    }
+
+    public func record(_ uid: String) -> UserRecord? {
+        indexByUID[uid].map { records[$0] }
+    }
+
+    public func uid(forToken token: String) -> String? { uidByToken[token] }
+
+    /// Friendship is symmetric: either side listing the other makes them friends.
+    public func areFriends(_ a: String, _ b: String) -> Bool { friendPairs.contains([a, b].sorted()) }
+
+    /// Whether `blocker` has blocked `blocked`.
+    public func hasBlocked(_ blocker: String, _ blocked: String) -> Bool {
+        record(blocker)?.blocked.contains(blocked) ?? false
+    }
+}

@@ -1,0 +1,66 @@
+import ChatProtocol
+
+/// A user as the directory stores it: the profile of 004 plus relations.
+public struct UserRecord: Sendable, Equatable {
+    public var uid: String
+    public var name: String?
+    public var avatar: String?
+    public var link: String?
+    public var role: String?
+    public var statusMessage: String?
+    public var tags: [String]
+    public var metadata: JSONObject
+    /// Friends of this user; friendship is made symmetric by the directory.
+    public var friends: [String]
+    /// Users this user has blocked.
+    public var blocked: [String]
+    /// Unix seconds, 0 when active (004 `deactivatedAt`).
+    public var deactivatedAt: Double
+    /// When the user was last active before the server started.
+    public var lastActiveAt: Double
+    /// A per-user token accepted by `login` instead of the app's auth key.
+    public var authToken: String?
+
+    /// Reads one entry of `users.json`.
+    public init(json: JSONValue) throws(FixtureError) {
+        guard let object = json.objectValue else { throw FixtureError("a user must be an object") }
+        guard let uid = object["uid"]?.stringValue, !uid.isEmpty else {
+            throw FixtureError("every user needs a non-empty string 'uid'")
+        }
+        func string(_ key: String) throws(FixtureError) -> String? {
+            guard let value = object[key], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw FixtureError("user \(uid): '\(key)' must be a string") }
+            return text
+        }
+        func strings(_ key: String) throws(FixtureError) -> [String] {
+            guard let value = object[key], !value.isNull else { return [] }
+            guard let items = value.arrayValue?.compactMap(\.stringValue), items.count == value.arrayValue?.count
+            else { throw FixtureError("user \(uid): '\(key)' must be an array of strings") }
+            return items
+        }
+        func number(_ key: String) throws(FixtureError) -> Double {
+            guard let value = object[key], !value.isNull else { return 0 }
+            guard let number = value.doubleValue else { throw FixtureError("user \(uid): '\(key)' must be a number") }
+            return number
+        }
+        self.uid = uid
+        name = try string("name")
+        avatar = try string("avatar")
+        link = try string("link")
+        role = try string("role")
+        statusMessage = try string("statusMessage")
+        tags = try strings("tags")
+        metadata = object["metadata"]?.objectValue ?? JSONObject()
+        friends = try strings("friends")
+        blocked = try strings("blocked")
+        deactivatedAt = try number("deactivatedAt")
+        lastActiveAt = try number("lastActiveAt")
+        authToken = try string("authToken")
+    }
+}
+
+/// A fixture file that cannot be used, with the reason.
+public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,209 @@
+import ChatProtocol
+import EventLoop
+import Logging
+
+/// The mock chat server: WebSocket sessions and the control API on one port, with the
+/// ``PresenceEngine`` deciding and this class carrying out its actions.
+///
+/// Everything runs on the loop's thread. Transport concerns live here (the trace,
+/// injected faults, slow consumers, shutdown); presence and device rules live in the
+/// engine.
+public final class ChatServer {
+    /// How to run.
+    public struct Configuration: Sendable {
+        public var address = SocketAddress(host: "127.0.0.1", port: 8080)
+        public var web = WebServer.Configuration()
+        /// Accept control requests from any address, not only loopback.
+        public var controlFromAnywhere = false
+        /// A connection whose unsent output exceeds this many bytes is closed with 4008.
+        public var outboundQueueLimit = 1 << 20
+        public init() {}
+    }
+
+    public let loop: EventLoop
+    public let configuration: Configuration
+    public let trace: TraceLog
+    public internal(set) var engine: PresenceEngine
+    /// Faults in force.
+    public internal(set) var faults = FaultPlan()
+    public var logger = Logger(label: "mockchat.server")
+    /// Users and settings restored by a control `reset`.
+    let initialDirectory: UserDirectory
+    let initialSettings: AppSettings
+
+    private var web: WebServer!
+    private var sockets: [ConnectionID: WebSocket] = [:]
+    private var labels: [ConnectionID: (uid: String, deviceId: String)] = [:]
+    private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
+    private var nextConnection = 1
+    private var isShuttingDown = false
+
+    /// Starts listening at `configuration.address`.
+    public init(loop: EventLoop, configuration: Configuration = .init(), directory: UserDirectory,
+                settings: AppSettings, trace: TraceLog? = nil) throws {
+        self.loop = loop
+        self.configuration = configuration
+        self.trace = try trace ?? TraceLog()
+        engine = PresenceEngine(directory: directory, settings: settings)
+        initialDirectory = directory
+        initialSettings = settings
+        web = try WebServer(loop: loop, address: configuration.address, configuration: configuration.web) {
+            [unowned self] request, isUpgrade, peer in
+            self.route(request, isUpgrade: isUpgrade, peer: peer)
+        }
+    }
+
+    /// The bound address (the real port when 0 was asked for).
+    public var address: SocketAddress { web.address }
+
+    /// Open WebSocket sessions.
+    public var sessionCount: Int { sockets.count }
+
+    /// Connections in any stage, including HTTP requests in progress.
+    public var openConnectionCount: Int { web.openConnections }
+
+    /// Stops accepting and closes every WebSocket with 1001. The loop finishes the
+    /// closing handshakes; call ``EventLoop/shutdown()`` afterwards.
+    public func shutdown() {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        web.stopListening()
+        for id in sockets.keys.sorted() {
+            execute(engine.disconnect(id, code: .goingAway, reason: "server shutting down", now: loop.clock.now))
+        }
+    }
+
+    // MARK: Routing
+
+    private func route(_ request: HTTPRequest, isUpgrade: Bool, peer: SocketAddress?) -> WebServer.Routing {
+        if request.path.hasPrefix("/control/") || request.path == "/control" {
+            guard configuration.controlFromAnywhere || peer?.isLoopback == true else {
+                return .respond(.json(status: 403, body: #"{"error":"the control API only answers loopback clients"}"#))
+            }
+            return .respond(handleControl(request))
+        }
+        guard request.path == "/v1/ws" else {
+            return .respond(.json(status: 404, body: #"{"error":"unknown path; the WebSocket endpoint is /v1/ws"}"#))
+        }
+        guard isUpgrade else {
+            return .respond(.json(status: 426, body: #"{"error":"/v1/ws only speaks WebSocket"}"#))
+        }
+        if faults.refuseConnections || isShuttingDown { return .drop }
+        return .upgrade { [unowned self] socket in self.attach(socket) }
+    }
+
+    // MARK: Sessions
+
+    private func attach(_ socket: WebSocket) {
+        let id = ConnectionID(nextConnection)
+        nextConnection += 1
+        sockets[id] = socket
+        socket.onText = { [unowned self] bytes in self.receive(bytes, from: id) }
+        socket.onPing = { [unowned self] in self.engine.activity(id, now: self.loop.clock.now) }
+        socket.onClosed = { [unowned self] info in self.socketClosed(id, info) }
+        trace.record(.open, time: loop.clock.now, connection: id,
+                     text: socket.connection.remoteAddress?.description)
+        execute(engine.opened(id, now: loop.clock.now))
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) {
+        let now = loop.clock.now
+        let label = labels[id]
+        if faults.isBlackholed(uid: label?.uid, deviceId: label?.deviceId) {
+            trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                         text: "blackhole: inbound frame discarded")
+            return
+        }
+        engine.activity(id, now: now)
+        let decoded: Result<RequestEnvelope, RequestRejection>
+        do {
+            let value = try JSONParser.parse(bytes)
+            trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId, frame: value)
+            decoded = RequestDecoder.decode(value)
+        } catch {
+            trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                         text: String(decoding: bytes.prefix(1024), as: UTF8.self))
+            decoded = .failure(RequestRejection(id: nil, error: ChatError(.badRequest, "Not valid JSON: \(error)")))
+        }
+        execute(engine.received(decoded, from: id, now: now))
+        if let session = engine.session(id), let uid = session.uid, labels[id] == nil {
+            labels[id] = (uid, session.deviceId ?? "")
+        }
+    }
+
+    private func socketClosed(_ id: ConnectionID, _ info: WebSocket.CloseInfo) {
+        let label = labels.removeValue(forKey: id)
+        sockets[id] = nil
+        loop.clock.cancel(heartbeats.removeValue(forKey: id))
+        let note = info.abnormal ?? "closing handshake complete"
+        trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                     text: "closed: \(note)", code: info.received ?? info.sent)
+        execute(engine.closed(id, now: loop.clock.now))
+    }
+
+    /// Carries out the engine's actions in order.
+    func execute(_ actions: [EngineAction]) {
+        for action in actions {
+            switch action {
+            case .send(let recipients, let message):
+                let bytes = message.bytes
+                let frame = message.json
+                for id in recipients {
+                    let label = labels[id] ?? engine.session(id).flatMap { s in s.uid.map { ($0, s.deviceId ?? "") } }
+                    trace.record(.out, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1, frame: frame)
+                    deliver(to: id) { socket in
+                        socket.send(text: bytes)
+                        self.checkBackPressure(id, socket)
+                    }
+                }
+            case .close(let id, let code, let reason):
+                let label = labels[id]
+                trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                             text: "server closes: \(reason)", code: code.rawValue)
+                deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
+            case .scheduleHeartbeat(let id, let deadline):
+                loop.clock.cancel(heartbeats[id])
+                heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in
+                    self.heartbeats[id] = nil
+                    self.execute(self.engine.heartbeatDue(id, now: self.loop.clock.now))
+                }
+            }
+        }
+    }
+
+    /// Runs `work` on the connection's socket now, or later under a delay fault.
+    private func deliver(to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
+        guard sockets[id] != nil else { return }
+        let label = labels[id]
+        let delay = faults.delay(uid: label?.uid, deviceId: label?.deviceId)
+        guard delay > 0 else {
+            sockets[id].map(work)
+            return
+        }
+        loop.clock.schedule(after: delay) { [weak self] in self?.sockets[id].map(work) }
+    }
+
+    private func checkBackPressure(_ id: ConnectionID, _ socket: WebSocket) {
+        guard socket.connection.queuedWriteBytes > configuration.outboundQueueLimit, !socket.isClosing else { return }
+        logger.warning("closing slow consumer \(id): \(socket.connection.queuedWriteBytes) bytes queued")
+        socket.drop(reset: false)
+        execute(engine.disconnect(id, code: .slowConsumer, reason: "outbound queue overflow", now: loop.clock.now))
+    }
+
+    // MARK: Used by the control API
+
+    var socketIDs: [ConnectionID] { sockets.keys.sorted() }
+
+    func socket(_ id: ConnectionID) -> WebSocket? { sockets[id] }
+
+    func connections(matching selector: FaultPlan.Selector) -> [ConnectionID] {
+        engine.connections.filter { selector.matches(uid: $0.uid, deviceId: $0.deviceId) }.map(\.id)
+    }
+
+    /// Cuts a connection off without a close frame, as a lost network would.
+    func drop(_ id: ConnectionID) {
+        trace.record(.fault, time: loop.clock.now, connection: id, uid: labels[id]?.uid,
+                     deviceId: labels[id]?.deviceId, text: "drop: connection reset")
+        sockets[id]?.drop(reset: true)
+    }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// `mockchat`: a fake chat/presence server and the conformance harness that tests
+/// SDK behaviour against it.
+@main
+struct MockChatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mockchat",
+        abstract: "A fake chat/presence server for testing connection and presence behaviour.",
+        discussion: """
+            Start a local server with `mockchat serve`, then connect a WebSocket client to
+            ws://127.0.0.1:8080/v1/ws (docs/PROTOCOL.md describes every message).
+            """,
+        subcommands: [ServeCommand.self])
+}
