@@ -6,7 +6,9 @@ import EventLoop
 /// Every request either applies in full or answers 4xx with `{"error": ...}` and
 /// leaves the server as it was.
 extension ChatServer {
-    func handleControl(_ request: HTTPRequest) -> HTTPResponse {
+    /// Answers one control request. In-process callers (the conformance harness) use
+    /// this directly; remote ones reach it over HTTP.
+    public func control(_ request: HTTPRequest) -> HTTPResponse {
         let route = request.method + " " + request.path
         do throws(ControlError) {
             let body = try parseBody(request)

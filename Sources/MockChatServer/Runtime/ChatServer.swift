@@ -80,7 +80,7 @@ public final class ChatServer {
             guard configuration.controlFromAnywhere || peer?.isLoopback == true else {
                 return .respond(.json(status: 403, body: #"{"error":"the control API only answers loopback clients"}"#))
             }
-            return .respond(handleControl(request))
+            return .respond(control(request))
         }
         guard request.path == "/v1/ws" else {
             return .respond(.json(status: 404, body: #"{"error":"unknown path; the WebSocket endpoint is /v1/ws"}"#))

@@ -1,0 +1,25 @@
+import ChatProtocol
+
+/// The machine-readable report: every result with its verdict and timings.
+public enum JSONReport {
+    public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
+        let entries: [JSONValue] = results.map { result in
+            var object = JSONObject([
+                ("id", .string(result.id)), ("title", .string(result.title)), ("source", .string(result.source)),
+                ("path", .string(result.path)), ("verdict", .string(result.verdict.rawValue)),
+                ("wallSeconds", .double(result.wallSeconds)), ("virtualSeconds", .double(result.virtualSeconds)),
+            ])
+            if let message = result.message { object["message"] = .string(message) }
+            if let step = result.failedStep { object["failedStep"] = .integer(Int64(step)) }
+            return .object(object)
+        }
+        let summary = JSONValue.object(JSONObject([
+            ("passed", .integer(Int64(results.filter { $0.verdict == .passed }.count))),
+            ("failed", .integer(Int64(results.filter(\.isFailure).count))),
+            ("skipped", .integer(Int64(results.filter { $0.verdict == .skipped }.count))),
+            ("expectedFailures", .integer(Int64(results.filter { $0.verdict == .expectedFailure }.count))),
+            ("wallSeconds", .double(wallSeconds)),
+        ]))
+        return JSONValue.object(JSONObject([("summary", summary), ("results", .array(entries))])).serialized() + "\n"
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// JUnit XML, as CI systems read it: one `<testcase>` per scenario, classed by area.
+public enum JUnitReport {
+    public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
+        let failures = results.filter(\.isFailure).count
+        let skipped = results.filter { $0.verdict == .skipped || $0.verdict == .expectedFailure }.count
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml += #"<testsuites name="mockchat" tests="\#(results.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        xml += #"  <testsuite name="conformance" tests="\#(results.count)" failures="\#(failures)" errors="0" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        for result in results {
+            xml += #"    <testcase classname="\#(escape(result.area))" name="\#(escape(result.id))" file="\#(escape(result.path))" time="\#(seconds(result.wallSeconds))">"#
+            let detail = escape([result.message ?? "", result.traceTail.joined(separator: "\n")].joined(separator: "\n"))
+            switch result.verdict {
+            case .passed:
+                break
+            case .failed, .unexpectedPass:
+                xml += "\n" + #"      <failure message="\#(escape(firstLine(result.message)))" type="\#(result.verdict.rawValue)">\#(detail)</failure>"# + "\n    "
+            case .skipped, .expectedFailure:
+                xml += "\n" + #"      <skipped message="\#(escape(result.verdict.rawValue + ": " + firstLine(result.message)))"/>"# + "\n    "
+            }
+            xml += "</testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+
+    private static func firstLine(_ text: String?) -> String {
+        String((text ?? "").split(separator: "\n").first ?? "")
+    }
+
+    /// Escapes text for XML attributes and content; drops characters XML 1.0 forbids.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+}

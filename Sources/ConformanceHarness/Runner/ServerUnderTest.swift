@@ -1,0 +1,120 @@
+import ChatProtocol
+import EventLoop
+import Foundation
+import MockChatServer
+
+/// The server a scenario runs against: a fresh in-process one (the default) or an
+/// external `mockchat serve --clock virtual` reached through its control API.
+protocol ServerUnderTest: AnyObject {
+    /// Where clients connect.
+    var address: SocketAddress { get }
+    /// A control API request; the reply's status and JSON body.
+    func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue)
+    /// Moves time forward on the server and on the clients' loop together.
+    func advance(milliseconds: Int64) throws(ScenarioError)
+    /// The server's trace since the scenario began, one JSON object per entry.
+    func trace() throws(ScenarioError) -> [JSONValue]
+}
+
+/// A ``ChatServer`` on the scenario's own loop: one clock, one thread, and
+/// ``EventLoop/settle(timeout:)`` after every timer, hence reproducible traces.
+final class InProcessServer: ServerUnderTest {
+    let loop: EventLoop
+    let server: ChatServer
+
+    init(loop: EventLoop, fixtures: FixtureSet) throws {
+        self.loop = loop
+        var configuration = ChatServer.Configuration()
+        configuration.address = SocketAddress(host: "127.0.0.1", port: 0)
+        server = try ChatServer(loop: loop, configuration: configuration, directory: fixtures.directory,
+                                settings: fixtures.settings)
+    }
+
+    var address: SocketAddress { server.address }
+
+    func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
+        var bytes: [UInt8] = []
+        if !body.isNull { body.serialize(into: &bytes) }
+        let request = HTTPRequest(method: method, target: path, version: "HTTP/1.1", headers: [], body: bytes)
+        let response = server.control(request)
+        loop.settle()
+        return (response.status, (try? JSONParser.parse(response.body)) ?? .null)
+    }
+
+    func advance(milliseconds: Int64) throws(ScenarioError) {
+        let target = loop.clock.now.advanced(by: milliseconds)
+        loop.clock.advance(to: target) { loop.settle() }
+        loop.settle()
+    }
+
+    func trace() throws(ScenarioError) -> [JSONValue] {
+        server.trace.entries.map(\.json)
+    }
+}
+
+/// An external server with a virtual clock, driven over HTTP. Clients run on the
+/// local loop; each advance moves the remote clock, then the local one.
+final class RemoteServer: ServerUnderTest {
+    let loop: EventLoop
+    let address: SocketAddress
+    private var traceStart = 0
+
+    init(loop: EventLoop, url: String) throws(ScenarioError) {
+        self.loop = loop
+        var rest = Substring(url)
+        for scheme in ["ws://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
+        let hostPort = rest.prefix { $0 != "/" }
+        guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]) else {
+            throw ScenarioError("--server needs HOST:PORT, got '\(url)'")
+        }
+        address = SocketAddress(host: String(hostPort[..<colon]), port: port)
+        let reset = try control(method: "POST", path: "/control/reset", body: .null)
+        guard reset.status == 200 else { throw ScenarioError("the server refused a reset: \(reset.body)") }
+        traceStart = try trace().last?["seq"]?.intValue.map(Int.init) ?? 0
+    }
+
+    func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
+        let (status, bytes) = try exchange(method: method, path: path, body: body)
+        return (status, (try? JSONParser.parse(bytes)) ?? .null)
+    }
+
+    func advance(milliseconds: Int64) throws(ScenarioError) {
+        let reply = try control(method: "POST", path: "/control/clock/advance", body: ["ms": .integer(milliseconds)])
+        guard reply.status == 200 else { throw ScenarioError("the server cannot advance its clock: \(reply.body)") }
+        loop.clock.advance(to: loop.clock.now.advanced(by: milliseconds)) { loop.settle(timeout: 0.05) }
+    }
+
+    func trace() throws(ScenarioError) -> [JSONValue] {
+        let (status, bytes) = try exchange(method: "GET", path: "/control/trace?since=\(traceStart)", body: .null)
+        guard status == 200 else { throw ScenarioError("cannot read the server's trace (HTTP \(status))") }
+        return bytes.split(separator: 10).compactMap { try? JSONParser.parse(Array($0)) }
+    }
+
+    /// One HTTP/1.1 request over a fresh connection, read until the server closes.
+    private func exchange(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (Int, [UInt8]) {
+        var payload: [UInt8] = []
+        if !body.isNull { body.serialize(into: &payload) }
+        let head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
+        var received: [UInt8] = []
+        var done = false
+        var failure: String?
+        TCPConnection.connect(on: loop, to: address) { result in
+            switch result {
+            case .failure(let error):
+                failure = "cannot reach \(self.address): \(error)"
+                done = true
+            case .success(let connection):
+                connection.onRead = { received.append(contentsOf: $0) }
+                connection.onEnd = { _ in connection.close(); done = true }
+                connection.write(Array(head.utf8) + payload)
+            }
+        }
+        guard loop.run(timeout: 10, until: { done }) else { throw ScenarioError("the control API did not answer \(path)") }
+        if let failure { throw ScenarioError(failure) }
+        guard let end = received.firstRange(of: [13, 10, 13, 10]) else { throw ScenarioError("malformed control reply") }
+        let statusLine = String(decoding: received[..<end.lowerBound], as: UTF8.self).split(separator: " ")
+        let status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
+        return (status, Array(received[end.upperBound...]))
+    }
+}

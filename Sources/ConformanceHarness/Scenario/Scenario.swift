@@ -1,0 +1,54 @@
+import ChatProtocol
+
+/// One conformance case: a documented statement turned into steps and expectations.
+///
+/// Scenario files are YAML (see docs/SCENARIOS.md); the id is hierarchical
+/// (`area/topic/case`) and `source` names the seed document and section it checks.
+public struct Scenario: Sendable {
+    public var id: String
+    public var title: String
+    public var source: String
+    /// The client profile used unless a client names another.
+    public var profile: String
+    /// Server app settings to apply over the fixtures (e.g. `clientKickControl: true`).
+    public var app: JSONValue?
+    /// Drives handshake keys, frame masks and anything else random.
+    public var seed: UInt64
+    /// When set, the scenario is skipped with this reason.
+    public var skip: String?
+    public var steps: [Step]
+    /// The file it came from.
+    public var path: String
+}
+
+/// One line of a scenario.
+public struct Step: Sendable {
+    /// 1-based position in the file's `steps`.
+    public var number: Int
+    public var action: StepAction
+    /// The step as written, for failure messages.
+    public var text: String
+}
+
+/// What a step does.
+public enum StepAction: Sendable {
+    /// Creates a reference client named `name`.
+    case client(name: String, profile: String?, device: String?, platform: Platform?)
+    /// Calls the SDK method `method` on client `client`; `expectError` is the error code
+    /// the call must fail with (nil: the call must not fail).
+    case call(client: String, method: String, arguments: JSONValue, expectError: String?)
+    /// Moves the virtual clock forward.
+    case advance(milliseconds: Int64)
+    /// A control API request to the server; the reply must have `expectStatus`.
+    case control(method: String, path: String, body: JSONValue, expectStatus: Int)
+    /// Assertions that must hold now (`negated`: each must not hold).
+    case expect([Expectation], negated: Bool)
+}
+
+/// `subject.property: value`, e.g. `a.status: connected` or `server.online: [alice]`.
+public struct Expectation: Sendable {
+    public var subject: String
+    public var property: String
+    public var value: JSONValue
+    public var text: String { "\(subject).\(property): \(value)" }
+}
