@@ -10,7 +10,6 @@ public enum ConsoleReport {
             lines.append("\(label(result.verdict)) \(result.id)  (\(result.path))")
             lines.append("  \(result.title)")
             lines.append("  source: \(result.source)")
-            if let step = result.failedStep { lines.append("  step \(step)") }
             if let message = result.message {
                 lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)" }
             }

@@ -1,0 +1,78 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs many scenarios, several at a time, each on its own thread with its own loop
+/// and (by default) its own server.
+public struct CatalogueRunner: Sendable {
+    /// How to run.
+    public struct Options: Sendable {
+        /// Scenarios running at once.
+        public var jobs = ProcessInfo.processInfo.activeProcessorCount
+        /// Overrides every scenario's seed.
+        public var seed: UInt64?
+        /// Run against this external server (`ws://HOST:PORT`) instead of in-process ones.
+        public var serverURL: String?
+        /// Ids of scenarios known to fail.
+        public var expectedFailures: Set<String> = []
+        public init() {}
+    }
+
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Runs `scenarios`; `progress` is called (from any thread, serialised) after each.
+    public func run(_ scenarios: [Scenario],
+                    progress: @Sendable (_ done: Int, _ total: Int, _ result: ScenarioResult) -> Void = { _, _, _ in })
+        -> [ScenarioResult]
+    {
+        let state = Mutex<(next: Int, done: Int, results: [ScenarioResult?])>(
+            (0, 0, Array(repeating: nil, count: scenarios.count)))
+        // An external server is shared, so its scenarios run one at a time.
+        let workers = options.serverURL == nil ? max(1, min(options.jobs, scenarios.count)) : 1
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index: Int? = state.withLock { state in
+                    guard state.next < scenarios.count else { return nil }
+                    defer { state.next += 1 }
+                    return state.next
+                }
+                guard let index else { return }
+                let result = grade(ScenarioRunner(options: options).run(scenarios[index]))
+                state.withLock { state in
+                    state.results[index] = result
+                    state.done += 1
+                    progress(state.done, scenarios.count, result)
+                }
+            }
+        }
+        return state.withLock { $0.results.compactMap { $0 } }
+    }
+
+    /// Applies the expected-failure list.
+    private func grade(_ result: ScenarioResult) -> ScenarioResult {
+        guard options.expectedFailures.contains(result.id) else { return result }
+        var graded = result
+        switch result.verdict {
+        case .failed: graded.verdict = .expectedFailure
+        case .passed:
+            graded.verdict = .unexpectedPass
+            graded.message = "listed as an expected failure but passed: remove it from the list"
+        default: break
+        }
+        return graded
+    }
+
+    /// Reads an expected-failure list: one scenario id per line, `#` starts a comment.
+    public static func loadExpectedFailures(_ path: String) throws(ScenarioError) -> Set<String> {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError("cannot read \(path)") }
+        return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let id = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            return id.isEmpty ? nil : id
+        })
+    }
+}

@@ -1,0 +1,97 @@
+import ChatProtocol
+import EventLoop
+import Foundation
+import MockChatServer
+import ReferenceClient
+
+/// Runs one scenario: a loop with a virtual clock, a server, reference clients, and
+/// the steps in order. The first step that fails ends the run with its message.
+public struct ScenarioRunner: Sendable {
+    public var options: CatalogueRunner.Options
+    /// Where `<profile>.yaml` files live.
+    public var profilesFolder = "Fixtures/profiles"
+
+    public init(options: CatalogueRunner.Options) {
+        self.options = options
+    }
+
+    public func run(_ scenario: Scenario) -> ScenarioResult {
+        var result = ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
+                                    verdict: .passed, traceTail: [], trace: [], wallSeconds: 0, virtualSeconds: 0)
+        if let reason = scenario.skip {
+            result.verdict = .skipped
+            result.message = reason
+            return result
+        }
+        let started = DispatchTime.now()
+        let loop: EventLoop
+        do {
+            loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
+        } catch {
+            result.verdict = .failed
+            result.message = "cannot create an event loop: \(error)"
+            return result
+        }
+        var session: ScenarioSession?
+        do {
+            let server = try makeServer(scenario, loop: loop)
+            let live = ScenarioSession(scenario: scenario, loop: loop, server: server,
+                                       seed: options.seed ?? scenario.seed, profilesFolder: profilesFolder)
+            session = live
+            for step in scenario.steps {
+                do throws(ScenarioError) {
+                    try live.perform(step)
+                } catch {
+                    result.verdict = .failed
+                    result.failedStep = step.number
+                    result.message = "step \(step.number): \(step.text)\n\(error.description)"
+                    break
+                }
+            }
+        } catch {
+            result.verdict = .failed
+            result.message = "set-up failed: \(error)"
+        }
+        if let session {
+            let lines = session.traceLines()
+            result.trace = Array(lines.joined(separator: "\n").utf8)
+            if result.verdict == .failed { result.traceTail = lines.suffix(12).map { String($0.prefix(300)) } }
+            result.virtualSeconds = session.elapsedSeconds
+            session.close()
+        }
+        loop.shutdown()
+        result.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return result
+    }
+
+    private func makeServer(_ scenario: Scenario, loop: EventLoop) throws -> ServerUnderTest {
+        if let url = options.serverURL {
+            let remote = try RemoteServer(loop: loop, url: url)
+            if let app = scenario.app {
+                let reply = try remote.control(method: "POST", path: "/control/fixtures", body: ["app": app])
+                guard reply.status == 200 else { throw ScenarioError("the server refused the app settings: \(reply.body)") }
+            }
+            return remote
+        }
+        var fixtures = try FixtureSet.embedded()
+        if let app = scenario.app {
+            guard var merged = fixtures.settings.json.objectValue, let overrides = app.objectValue else {
+                throw ScenarioError("'app' must be a mapping")
+            }
+            for (key, value) in overrides { merged[key] = value }
+            fixtures.settings = try AppSettingsLoader.settings(from: .object(merged))
+        }
+        return try InProcessServer(loop: loop, fixtures: fixtures)
+    }
+}
+
+/// Server app settings from a scenario's merged `app` mapping.
+enum AppSettingsLoader {
+    static func settings(from json: JSONValue) throws(ScenarioError) -> MockChatServer.AppSettings {
+        do throws(FixtureError) {
+            return try MockChatServer.AppSettings(json: json)
+        } catch {
+            throw ScenarioError("app settings: \(error.description)")
+        }
+    }
+}
