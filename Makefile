@@ -2,7 +2,7 @@
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
-.PHONY: bootstrap build run test unit-tests fixtures
+.PHONY: bootstrap build run test unit-tests scenarios fixtures
 
 bootstrap:
 	@scripts/bootstrap
@@ -18,7 +18,12 @@ run: build
 unit-tests: build
 	$(SWIFT) test
 
-test: unit-tests
+## The scenario catalogue against fresh in-process servers.
+scenarios: build
+	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
+
+## Everything; the last line is the catalogue's summary.
+test: unit-tests scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
