@@ -25,6 +25,9 @@ public final class WebSocket {
         public var maxMessageBytes: Int = 64 * 1024
         /// How long a peer has to answer our close frame, in milliseconds of clock time.
         public var closeTimeout: Int64 = 5_000
+        /// Frames one fragmented message may have; more is refused with close 1008, so a
+        /// flood of empty fragments cannot grow memory.
+        public var maxFragments = 1_024
         public init() {}
     }
 
@@ -56,6 +59,8 @@ public final class WebSocket {
     private var closeTimer: Clock.TimerID?
     private var abnormal: String?
     private var isFinished = false
+    private var fragments = 0
+    private var policyViolation: String?
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
     public init(connection: TCPConnection, role: Role, configuration: Configuration = .init(),
@@ -75,7 +80,10 @@ public final class WebSocket {
                 WebSocket.from(userData).fillMask(buffer, length)
                 return 0
             },
-            on_frame_recv_start_callback: nil,
+            on_frame_recv_start_callback: { _, argument, userData in
+                guard let argument else { return }
+                WebSocket.from(userData).frameStarted(opcode: argument.pointee.opcode)
+            },
             on_frame_recv_chunk_callback: nil,
             on_frame_recv_end_callback: nil,
             on_msg_recv_callback: { _, argument, userData in
@@ -138,7 +146,21 @@ public final class WebSocket {
             connection.close()
             return
         }
+        if let violation = policyViolation, wslay_event_get_close_sent(context) == 0 {
+            wslay_event_shutdown_read(context)
+            var reason = Array(violation.utf8.prefix(123))
+            wslay_event_queue_close(context, 1008, &reason, reason.count)
+        }
         flush()
+    }
+
+    /// Counts the frames of the message being received.
+    private func frameStarted(opcode: UInt8) {
+        guard opcode < 8 else { return }  // control frames may interleave
+        fragments = opcode == 0 ? fragments + 1 : 1
+        if fragments > configuration.maxFragments, policyViolation == nil {
+            policyViolation = "more than \(configuration.maxFragments) fragments in one message"
+        }
     }
 
     // MARK: internals
