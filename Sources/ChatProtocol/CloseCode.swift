@@ -11,7 +11,7 @@ public enum CloseCode: UInt16, Sendable, CaseIterable {
     case protocolError = 1002
     /// 1007: a text message was not UTF-8 (sent by wslay).
     case invalidPayload = 1007
-    /// 1008: the client broke a server policy (too many fragments, nesting...).
+    /// 1008: the client broke a framing policy (too many fragments in one message).
     case policyViolation = 1008
     /// 1009: a message larger than the limit (sent by wslay).
     case messageTooBig = 1009

@@ -14,7 +14,8 @@ public enum PresenceSubscription: Sendable, Equatable {
     case friends
     /// `subscribePresenceForRoles(_:)`.
     case roles([String])
-    /// No presence events (the SDK's default when nothing is subscribed).
+    /// No presence events (what a client asks for when it subscribes to nothing; a
+    /// `login` without `presence` subscribes to all users).
     case none
 
     /// Wire form: `{"mode":"all"}`, `{"mode":"friends"}`, `{"mode":"roles","roles":[...]}`, `{"mode":"none"}`.

@@ -41,7 +41,7 @@ public enum RequestDecoder {
                 throw ChatError(.invalidField, "Field 'platform' must be mobile, desktop or web")
             }
             var presence = PresenceSubscription.allUsers
-            if let raw = object["presence"] {
+            if let raw = object["presence"], !raw.isNull {
                 guard let parsed = PresenceSubscription(json: raw) else {
                     throw ChatError(.invalidField, "Field 'presence' must be {\"mode\": all|friends|roles|none}")
                 }
@@ -71,7 +71,7 @@ public enum RequestDecoder {
                 }
                 query.status = parsed
             }
-            if let limit = object["limit"] {
+            if let limit = object["limit"], !limit.isNull {
                 guard let value = limit.intValue, UserListQuery.limitRange.contains(Int(clamping: value)) else {
                     throw ChatError(.invalidLimit)
                 }

@@ -112,6 +112,8 @@ public final class WebServer {
 
     private func reply(_ response: HTTPResponse, on connection: TCPConnection) {
         connection.onRead = nil
+        var response = response
+        if response.headerValues("Connection").isEmpty { response.headers.append((name: "Connection", value: "close")) }
         connection.write(response.serialized())
         connection.closeAfterWrites()
     }

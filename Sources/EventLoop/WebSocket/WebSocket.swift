@@ -47,8 +47,8 @@ public final class WebSocket {
     public var onText: ((UnsafeRawBufferPointer) -> Void)?
     /// A complete binary message.
     public var onBinary: ((UnsafeRawBufferPointer) -> Void)?
-    /// The peer sent a ping frame (already answered).
-    public var onPing: (() -> Void)?
+    /// The peer sent a ping or pong frame (pings are already answered).
+    public var onControlFrame: (() -> Void)?
     /// The TCP stream is closed; called once.
     public var onClosed: ((CloseInfo) -> Void)?
 
@@ -197,7 +197,7 @@ public final class WebSocket {
         switch message.opcode {
         case 1: onText?(payload)
         case 2: onBinary?(payload)
-        case 9: onPing?()
+        case 9, 10: onControlFrame?()
         default: break
         }
     }
@@ -248,7 +248,7 @@ public final class WebSocket {
         let onClosed = self.onClosed
         self.onText = nil
         self.onBinary = nil
-        self.onPing = nil
+        self.onControlFrame = nil
         self.onClosed = nil
         onClosed?(info)
     }

@@ -71,9 +71,10 @@ public struct PresenceEngine: Sendable {
         return [.scheduleHeartbeat(id, at: now.advanced(by: settings.heartbeatTimeoutMilliseconds))]
     }
 
-    /// Any frame arrived (data, ping or pong): the connection is alive.
+    /// Any frame arrived (data, ping or pong): the connection is alive, and so is its user.
     public mutating func activity(_ id: ConnectionID, now: Instant) {
         sessions[id]?.lastInboundAt = now
+        if let uid = sessions[id]?.uid { lastActiveAt[uid] = now.seconds }
     }
 
     /// A text frame was decoded (or refused) by ``RequestDecoder``.
@@ -154,8 +155,8 @@ public struct PresenceEngine: Sendable {
             }
             uid = owner
         } else {
-            guard let claimed = login.uid, directory.record(claimed) != nil else { return refuse(.uidNotFound) }
             guard login.authKey == settings.authKey else { return refuse(.authFailed) }
+            guard let claimed = login.uid, directory.record(claimed) != nil else { return refuse(.uidNotFound) }
             uid = claimed
         }
         guard let record = directory.record(uid) else { return refuse(.uidNotFound) }

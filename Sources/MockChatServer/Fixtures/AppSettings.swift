@@ -2,7 +2,7 @@ import ChatProtocol
 
 /// Server-side app settings (`app.json`): credentials, timeouts and device policy.
 public struct AppSettings: Sendable, Equatable {
-    public var appId = "mockchat"
+    public var appId = "mockchat-local"
     public var region = "us"
     /// The key `login` must carry unless it uses a user's token.
     public var authKey = "mockchat-dev-key"

@@ -50,6 +50,9 @@ public struct UserRecord: Sendable, Equatable {
         role = try string("role")
         statusMessage = try string("statusMessage")
         tags = try strings("tags")
+        guard object["metadata"].map({ $0.isNull || $0.objectValue != nil }) ?? true else {
+            throw FixtureError("user \(uid): 'metadata' must be an object")
+        }
         metadata = object["metadata"]?.objectValue ?? JSONObject()
         friends = try strings("friends")
         blocked = try strings("blocked")

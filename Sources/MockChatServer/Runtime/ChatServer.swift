@@ -99,17 +99,29 @@ public final class ChatServer {
         nextConnection += 1
         sockets[id] = socket
         socket.onText = { [unowned self] bytes in self.receive(bytes, from: id) }
-        socket.onPing = { [unowned self] in self.engine.activity(id, now: self.loop.clock.now) }
+        socket.onControlFrame = { [unowned self] in
+            guard !self.isBlackholed(id) else { return }
+            self.engine.activity(id, now: self.loop.clock.now)
+        }
+        socket.onBinary = { [unowned self] _ in
+            guard !self.isBlackholed(id) else { return }
+            let now = self.loop.clock.now
+            self.engine.activity(id, now: now)
+            let error = ChatError(.badRequest, "Binary frames are not part of the protocol; send JSON text frames")
+            self.execute(self.engine.received(.failure(RequestRejection(id: nil, error: error)), from: id, now: now))
+        }
         socket.onClosed = { [unowned self] info in self.socketClosed(id, info) }
+        // The peer's host only: its ephemeral port differs from run to run and would
+        // break byte-identical traces.
         trace.record(.open, time: loop.clock.now, connection: id,
-                     text: socket.connection.remoteAddress?.description)
+                     text: socket.connection.remoteAddress?.host)
         execute(engine.opened(id, now: loop.clock.now))
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) {
         let now = loop.clock.now
         let label = labels[id]
-        if faults.isBlackholed(uid: label?.uid, deviceId: label?.deviceId) {
+        if isBlackholed(id) {
             trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                          text: "blackhole: inbound frame discarded")
             return
@@ -150,6 +162,11 @@ public final class ChatServer {
                 let frame = message.json
                 for id in recipients {
                     let label = labels[id] ?? engine.session(id).flatMap { s in s.uid.map { ($0, s.deviceId ?? "") } }
+                    if faults.isBlackholed(uid: label?.0, deviceId: label?.1) {
+                        trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1,
+                                     frame: frame, text: "blackhole: outbound frame discarded")
+                        continue
+                    }
                     trace.record(.out, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1, frame: frame)
                     deliver(to: id) { socket in
                         socket.send(text: bytes)
@@ -160,7 +177,11 @@ public final class ChatServer {
                 let label = labels[id]
                 trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                              text: "server closes: \(reason)", code: code.rawValue)
-                deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
+                if isBlackholed(id) {
+                    sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
+                } else {
+                    deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
+                }
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in
@@ -171,9 +192,14 @@ public final class ChatServer {
         }
     }
 
-    /// Runs `work` on the connection's socket now, or later under a delay fault.
+    private func isBlackholed(_ id: ConnectionID) -> Bool {
+        !faults.blackholes.isEmpty && faults.isBlackholed(uid: labels[id]?.uid, deviceId: labels[id]?.deviceId)
+    }
+
+    /// Runs `work` on the connection's socket now, or later under a delay fault; a
+    /// blackholed connection gets nothing.
     private func deliver(to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
-        guard sockets[id] != nil else { return }
+        guard sockets[id] != nil, !isBlackholed(id) else { return }
         let label = labels[id]
         let delay = faults.delay(uid: label?.uid, deviceId: label?.deviceId)
         guard delay > 0 else {
@@ -186,7 +212,8 @@ public final class ChatServer {
     private func checkBackPressure(_ id: ConnectionID, _ socket: WebSocket) {
         guard socket.connection.queuedWriteBytes > configuration.outboundQueueLimit, !socket.isClosing else { return }
         logger.warning("closing slow consumer \(id): \(socket.connection.queuedWriteBytes) bytes queued")
-        socket.drop(reset: false)
+        // The close frame queues behind the backlog; the close deadline cuts the
+        // stream if the client never reads it.
         execute(engine.disconnect(id, code: .slowConsumer, reason: "outbound queue overflow", now: loop.clock.now))
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+import Yams
+
+extension Profile {
+    /// Decodes a profile from YAML text and checks it (see ``problems``).
+    public static func decode(yaml: String, origin: String = "profile") throws(ProfileError) -> Profile {
+        let profile: Profile
+        do {
+            profile = try YAMLDecoder().decode(Profile.self, from: yaml)
+        } catch {
+            throw ProfileError(origin: origin, problems: ["not a valid profile: \(error)"])
+        }
+        let problems = profile.problems
+        guard problems.isEmpty else { throw ProfileError(origin: origin, problems: problems) }
+        return profile
+    }
+
+    /// Reads and checks one profile file.
+    public static func load(contentsOf url: URL) throws(ProfileError) -> Profile {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw ProfileError(origin: url.path, problems: ["cannot read the file: \(error.localizedDescription)"])
+        }
+        return try decode(yaml: text, origin: url.lastPathComponent)
+    }
+
+    /// Reads `<directory>/<name>.yaml`, e.g. `load(named: "nexconn-ios", in: fixtures/profiles)`.
+    public static func load(named name: String, in directory: URL) throws(ProfileError) -> Profile {
+        try load(contentsOf: directory.appendingPathComponent("\(name).yaml"))
+    }
+
+    /// Everything that makes the profile unusable; empty when it is fine.
+    public var problems: [String] {
+        var found: [String] = []
+        for field in Self.sourcedFields where (sources[field] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            found.append("field '\(field)' has no entry in 'sources'")
+        }
+        for key in sources.keys.sorted() where !Self.sourcedFields.contains(key) {
+            found.append("'sources' names an unknown field '\(key)'")
+        }
+        if name.isEmpty { found.append("'name' is empty") }
+        if keepAliveInterval <= 0 { found.append("'keepAliveInterval' must be positive") }
+        if pongTimeout <= 0 { found.append("'pongTimeout' must be positive") }
+        if serverHeartbeatTimeout <= 0 { found.append("'serverHeartbeatTimeout' must be positive") }
+        if reconnectBackoff.steps.contains(where: { $0 < 0 }) || reconnectBackoff.repeatEvery <= 0 {
+            found.append("'reconnectBackoff' needs non-negative steps and a positive 'repeatEvery'")
+        }
+        if backgroundWithoutServices == .disconnectAfterDelay, (backgroundDisconnectAfter ?? 0) <= 0 {
+            found.append("'disconnectAfterDelay' needs a positive 'backgroundDisconnectAfter'")
+        }
+        if let window = backgroundTaskWindow, window <= 0 { found.append("'backgroundTaskWindow' must be positive") }
+        if mobileDevicesPerUser < 1 { found.append("'mobileDevicesPerUser' must be at least 1") }
+        return found
+    }
+}

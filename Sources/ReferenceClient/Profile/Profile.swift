@@ -1,0 +1,99 @@
+/// The timings and policies of one documented SDK, loaded from `Fixtures/profiles/*.yaml`.
+///
+/// A profile is data: the state machine reads every duration and policy from here and
+/// holds no numbers of its own. Each field has an entry in ``sources`` naming the
+/// document section it comes from, or "project choice: <why>" when the documents leave
+/// the value open; ``Profile/problems`` checks that nothing is left unsourced.
+///
+/// Durations are seconds, as written in the documents.
+public struct Profile: Codable, Sendable, Equatable {
+    /// The profile's name, e.g. `cometchat-ios`; the file is `<name>.yaml`.
+    public var name: String
+    /// The connection mode when `AppSettings` does not choose one: `true` is auto mode.
+    public var defaultAutoMode: Bool
+    /// What auto mode does with the socket when the app enters the background and no
+    /// background services were configured.
+    public var backgroundWithoutServices: BackgroundPolicy
+    /// Seconds in the background before the SDK disconnects, for ``BackgroundPolicy/disconnectAfterDelay``.
+    public var backgroundDisconnectAfter: Double?
+    /// Seconds a configured background task keeps the socket after `didBackground`;
+    /// `nil` when the SDK offers no background services.
+    public var backgroundTaskWindow: Double?
+    /// Seconds without any frame after which the server drops a connection. The server
+    /// enforces it; the client profile records it so scenarios can cite one number.
+    public var serverHeartbeatTimeout: Double
+    /// Whether `ping()` works in auto mode.
+    public var pingAvailableInAutoMode: Bool
+    /// Seconds between the SDK's own heartbeat pings while it keeps the socket alive.
+    public var keepAliveInterval: Double
+    /// Seconds the SDK waits for a reply to a heartbeat ping or to a login before it
+    /// considers the connection dead.
+    public var pongTimeout: Double
+    /// Delays between reconnection attempts.
+    public var reconnectBackoff: ReconnectBackoff
+    /// Whether returning to the foreground restarts the backoff schedule.
+    public var resetBackoffOnForeground: Bool
+    /// Whether a change of network condition restarts the backoff schedule.
+    public var resetBackoffOnNetworkChange: Bool
+    /// Whether a login that cannot reach the server keeps retrying on the backoff
+    /// schedule (`true`) or fails at once with the transport error (`false`).
+    public var retryLoginUntilAnswered: Bool
+    /// `reconnectKickEnable` when `AppSettings` does not set it.
+    public var defaultReconnectKickEnable: Bool
+    /// How many mobile devices of one user may be online at once (a server policy the
+    /// harness configures; recorded here with its source).
+    public var mobileDevicesPerUser: Int
+    /// Field name → where its value comes from.
+    public var sources: [String: String]
+
+    /// What auto mode does when the app goes to the background without background services.
+    public enum BackgroundPolicy: String, Codable, Sendable, Equatable {
+        /// Close the socket as soon as the app is in the background.
+        case disconnectAtOnce
+        /// Keep the socket for ``Profile/backgroundDisconnectAfter`` seconds, then close it.
+        case disconnectAfterDelay
+    }
+
+    public init(name: String, defaultAutoMode: Bool, backgroundWithoutServices: BackgroundPolicy,
+                backgroundDisconnectAfter: Double?, backgroundTaskWindow: Double?,
+                serverHeartbeatTimeout: Double, pingAvailableInAutoMode: Bool,
+                keepAliveInterval: Double, pongTimeout: Double, reconnectBackoff: ReconnectBackoff,
+                resetBackoffOnForeground: Bool, resetBackoffOnNetworkChange: Bool,
+                retryLoginUntilAnswered: Bool, defaultReconnectKickEnable: Bool,
+                mobileDevicesPerUser: Int, sources: [String: String]) {
+        self.name = name
+        self.defaultAutoMode = defaultAutoMode
+        self.backgroundWithoutServices = backgroundWithoutServices
+        self.backgroundDisconnectAfter = backgroundDisconnectAfter
+        self.backgroundTaskWindow = backgroundTaskWindow
+        self.serverHeartbeatTimeout = serverHeartbeatTimeout
+        self.pingAvailableInAutoMode = pingAvailableInAutoMode
+        self.keepAliveInterval = keepAliveInterval
+        self.pongTimeout = pongTimeout
+        self.reconnectBackoff = reconnectBackoff
+        self.resetBackoffOnForeground = resetBackoffOnForeground
+        self.resetBackoffOnNetworkChange = resetBackoffOnNetworkChange
+        self.retryLoginUntilAnswered = retryLoginUntilAnswered
+        self.defaultReconnectKickEnable = defaultReconnectKickEnable
+        self.mobileDevicesPerUser = mobileDevicesPerUser
+        self.sources = sources
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, defaultAutoMode, backgroundWithoutServices, backgroundDisconnectAfter
+        case backgroundTaskWindow, serverHeartbeatTimeout, pingAvailableInAutoMode
+        case keepAliveInterval, pongTimeout, reconnectBackoff, resetBackoffOnForeground
+        case resetBackoffOnNetworkChange, retryLoginUntilAnswered, defaultReconnectKickEnable
+        case mobileDevicesPerUser, sources
+    }
+
+    /// The fields that must cite a source: every field but `name` and `sources`.
+    public static var sourcedFields: [String] {
+        CodingKeys.allCases.filter { $0 != .name && $0 != .sources }.map(\.rawValue)
+    }
+
+    /// Whole milliseconds for a duration in seconds, as timers take them.
+    public static func milliseconds(_ seconds: Double) -> Int64 {
+        Int64((seconds * 1000).rounded())
+    }
+}

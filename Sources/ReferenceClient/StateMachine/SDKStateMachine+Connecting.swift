@@ -1,0 +1,214 @@
+import ChatProtocol
+
+/// Connection rounds, the reconnection loop and the heartbeat.
+extension SDKStateMachine {
+    /// Whether a lost or failed connection should be retried now: a logged-in (or
+    /// logging-in) user, not disconnected on purpose, not kicked, app not in the background.
+    var shouldReconnect: Bool {
+        guard settings != nil, let session, !stayOffline, app != .background else { return false }
+        if case .kicked = phase { return false }
+        return session.confirmed || profile.retryLoginUntilAnswered
+    }
+
+    /// Starts a round from the first backoff step: an attempt now, or a pause when
+    /// there is no network.
+    mutating func startRound(reconnect: Bool) {
+        failures = 0
+        cancelTimer(.backoff)
+        if network == .down {
+            enter(.paused)
+        } else {
+            emit(.openSocket)
+            enter(.opening(reconnect: reconnect))
+        }
+    }
+
+    /// Arms the backoff timer for the next attempt, or pauses without a network.
+    mutating func scheduleRetry() {
+        guard network != .down else {
+            cancelTimer(.backoff)
+            enter(.paused)
+            return
+        }
+        schedule(.backoff, milliseconds: profile.reconnectBackoff.delayMilliseconds(afterFailures: failures))
+        failures += 1
+        enter(.backingOff)
+    }
+
+    /// The socket of an attempt failed before the server answered the login.
+    mutating func attemptFailed(_ error: ChatError) {
+        cancelTimer(.pongTimeout)
+        let onlyLogins = waiters.allSatisfy(\.isLogin)
+        if shouldReconnect, waiters.isEmpty || (onlyLogins && profile.retryLoginUntilAnswered) {
+            scheduleRetry()
+        } else {
+            endRound(failing: error)
+        }
+    }
+
+    /// Ends the round: no retry, waiting calls fail, an unconfirmed login is dropped.
+    mutating func endRound(failing error: ChatError) {
+        cancelTimer(.backoff)
+        cancelTimer(.pongTimeout)
+        if session?.confirmed == false { session = nil }
+        if case .kicked = phase {} else { enter(.idle) }
+        failWaiters(error)
+    }
+
+    /// The server accepted the login.
+    mutating func loginAccepted(_ result: JSONObject) {
+        guard let user = result["user"].flatMap(User.init(json:)) else {
+            loginRejected(SDKError.malformedReply)
+            return
+        }
+        cancelTimer(.pongTimeout)
+        session?.user = user
+        session?.confirmed = true
+        failures = 0
+        stayOffline = false
+        enter(.connected)
+        if app != .background || backgroundHold != nil {
+            heartbeatActive = true
+            schedule(.keepAlive, seconds: profile.keepAliveInterval)
+        }
+        let done = waiters
+        waiters = []
+        for waiter in done {
+            switch waiter {
+            case .login(let call): complete(call, .success(.user(user)))
+            case .connect(let call): complete(call, .success(.none))
+            }
+        }
+    }
+
+    /// The server refused the login: the loop ends with a connection error (003 tip).
+    mutating func loginRejected(_ error: ChatError) {
+        cancelTimer(.pongTimeout)
+        cancelTimer(.backoff)
+        if session?.confirmed == false { session = nil }
+        emit(.connectionEvent(listeners: connectionListeners, .error(error)))
+        enter(.idle)
+        failWaiters(error)
+    }
+
+    /// An established connection went away without being asked to.
+    mutating func connectionLost(_ error: ChatError) {
+        stopHeartbeat()
+        failPending(error)
+        enter(.idle)
+        if shouldReconnect {
+            failures = 0
+            scheduleRetry()
+        }
+    }
+
+    /// `device.kicked` or close 4001: no reconnection (003, "Reconnection kick strategy").
+    mutating func kicked(reason: String) {
+        if case .loggingOut(_, let call) = phase {
+            finishLogout(call, closeSocket: false)
+            return
+        }
+        stopHeartbeat()
+        cancelTimer(.backoff)
+        let error = ChatError(.webSocketError, "Another device took over: \(reason)")
+        failPending(error)
+        enter(.kicked(reason: reason))
+        failWaiters(error)
+    }
+
+    /// Completes a logout: the session is cleared and the socket closed.
+    mutating func finishLogout(_ call: CallID?, closeSocket: Bool) {
+        cancelTimer(.pongTimeout)
+        if closeSocket { emit(.closeSocket(.normal)) }
+        failPending(ChatError(.notLoggedIn, "The user logged out"))
+        session = nil
+        cursors = [:]
+        stayOffline = false
+        enter(.idle)
+        complete(call, .success(.none))
+    }
+
+    /// Closes what the background policy no longer allows and stops the loop.
+    mutating func suspendConnection() {
+        let error = ChatError(.webSocketError, "The app went to the background")
+        if case .loggingOut(_, let call) = phase {
+            finishLogout(call, closeSocket: true)
+            return
+        }
+        if phase.hasSocket { emit(.closeSocket(.goingAway)) }
+        stopHeartbeat()
+        cancelTimer(.backoff)
+        failPending(error)
+        if session?.confirmed == false { session = nil }
+        if case .kicked = phase {} else { enter(.idle) }
+        failWaiters(error)
+    }
+
+    /// Stops a reconnection loop that is waiting (backoff or network), as in the background.
+    mutating func stopWaitingLoop(_ error: ChatError) {
+        switch phase {
+        case .backingOff, .paused:
+            cancelTimer(.backoff)
+            if session?.confirmed == false { session = nil }
+            enter(.idle)
+            failWaiters(error)
+        default:
+            break
+        }
+    }
+
+    mutating func failWaiters(_ error: ChatError) {
+        let done = waiters
+        waiters = []
+        for waiter in done {
+            switch waiter {
+            case .login(let call), .connect(let call): complete(call, .failure(error))
+            }
+        }
+    }
+
+    /// Fails every unanswered request in the order sent.
+    mutating func failPending(_ error: ChatError) {
+        let done = pending
+        pending = []
+        heartbeatInFlight = nil
+        for entry in done {
+            switch entry.request {
+            case .heartbeat: break
+            case .ping(let call), .getUser(let call), .listUsers(let call, _): complete(call, .failure(error))
+            }
+        }
+    }
+
+    // MARK: Heartbeat
+
+    /// Sends a heartbeat ping and arms its reply deadline.
+    mutating func sendHeartbeat() {
+        let id = send(.ping)
+        pending.append((id, .heartbeat))
+        heartbeatInFlight = id
+        schedule(.pongTimeout, seconds: profile.pongTimeout)
+    }
+
+    /// Restarts the heartbeat with a ping right away (the server may be close to its timeout).
+    mutating func resumeHeartbeat() {
+        guard phase == .connected, !heartbeatActive else { return }
+        heartbeatActive = true
+        sendHeartbeat()
+    }
+
+    mutating func stopHeartbeat() {
+        heartbeatActive = false
+        heartbeatInFlight = nil
+        cancelTimer(.keepAlive)
+        cancelTimer(.pongTimeout)
+    }
+
+    /// A heartbeat ping was answered.
+    mutating func heartbeatAnswered(_ id: RequestID) {
+        guard id == heartbeatInFlight else { return }
+        heartbeatInFlight = nil
+        cancelTimer(.pongTimeout)
+        if heartbeatActive { schedule(.keepAlive, seconds: profile.keepAliveInterval) }
+    }
+}

@@ -1,0 +1,142 @@
+import ChatProtocol
+
+/// App lifecycle, background services, network changes and relaunch.
+extension SDKStateMachine {
+    mutating func configureServices(_ state: ApplicationState, _ call: CallID?) {
+        if let window = profile.backgroundTaskWindow {
+            servicesConfigured = true
+            if state == .didBackground, app == .background, backgroundHold != .task {
+                startBackgroundTask(window)
+            }
+        }
+        complete(call, .success(.none))
+    }
+
+    mutating func willResignActive() {
+        if app == .active { app = .inactive }
+    }
+
+    mutating func didBackground() {
+        guard app != .background else { return }
+        app = .background
+        let error = ChatError(.webSocketError, "The app went to the background")
+        if servicesConfigured, let window = profile.backgroundTaskWindow {
+            stopWaitingLoop(error)
+            startBackgroundTask(window)
+            return
+        }
+        backgroundTaskEnabled = false
+        guard isAutoMode else {
+            // Manual mode: the socket stays, but a suspended app sends nothing. One last
+            // ping makes the server's timeout count from now (project choice).
+            stopWaitingLoop(error)
+            if phase == .connected {
+                stopHeartbeat()
+                let id = send(.ping)
+                pending.append((id, .heartbeat))
+            }
+            return
+        }
+        switch profile.backgroundWithoutServices {
+        case .disconnectAtOnce:
+            suspendConnection()
+        case .disconnectAfterDelay:
+            stopWaitingLoop(error)
+            if let delay = profile.backgroundDisconnectAfter {
+                backgroundHold = .delay
+                schedule(.backgroundWindow, seconds: delay)
+            }
+        }
+    }
+
+    /// 002: the background task keeps the socket and its heartbeat for `window` seconds.
+    mutating func startBackgroundTask(_ window: Double) {
+        backgroundHold = .task
+        backgroundTaskEnabled = true
+        schedule(.backgroundWindow, seconds: window)
+        resumeHeartbeat()
+    }
+
+    /// The background task or the background delay ran out.
+    mutating func backgroundWindowEnded() {
+        guard let hold = backgroundHold else { return }
+        backgroundHold = nil
+        if hold == .task { backgroundTaskEnabled = false }
+        if app == .background { suspendConnection() }
+    }
+
+    mutating func foreground() {
+        let previous = app
+        app = .active
+        guard previous == .background else { return }
+        if backgroundHold != nil {
+            backgroundHold = nil
+            cancelTimer(.backgroundWindow)
+        }
+        if profile.resetBackoffOnForeground { failures = 0 }
+        switch phase {
+        case .connected:
+            resumeHeartbeat()
+        case .backingOff:
+            if profile.resetBackoffOnForeground { scheduleRetry() }
+        case .idle:
+            // 000 "Default SDK behaviour": auto mode reconnects on return; manual mode
+            // waits for connect() (000 "Reconnection").
+            if isAutoMode, session?.confirmed == true, !stayOffline { startRound(reconnect: true) }
+        case .opening, .authenticating, .loggingOut, .paused, .kicked:
+            break
+        }
+    }
+
+    mutating func networkChanged(to condition: NetworkCondition) {
+        guard condition != network else { return }
+        network = condition
+        if profile.resetBackoffOnNetworkChange { failures = 0 }
+        if condition == .down {
+            networkLost()
+            return
+        }
+        switch phase {
+        case .paused:
+            if shouldReconnect { scheduleRetry() } else { endRound(failing: ChatError(.noInternet)) }
+        case .backingOff:
+            if profile.resetBackoffOnNetworkChange { scheduleRetry() }
+        default:
+            break
+        }
+    }
+
+    /// The OS tore the socket down; the loop pauses until the network returns (003).
+    mutating func networkLost() {
+        let error = ChatError(.noInternet)
+        switch phase {
+        case .opening, .authenticating:
+            emit(.dropSocket)
+            attemptFailed(error)
+        case .connected:
+            emit(.dropSocket)
+            connectionLost(error)
+        case .loggingOut(_, let call):
+            emit(.dropSocket)
+            finishLogout(call, closeSocket: false)
+        case .backingOff:
+            cancelTimer(.backoff)
+            enter(.paused)
+        case .idle, .paused, .kicked:
+            break
+        }
+    }
+
+    /// The process restarted: only the confirmed login and the device's network remain.
+    mutating func relaunch() {
+        if phase.hasSocket { emit(.dropSocket) }
+        for kind in TimerKind.allCases where armedTimers.contains(kind) { cancelTimer(kind) }
+        let kept = session?.confirmed == true ? session : nil
+        let keptNetwork = network, keptOutput = output, keptNow = now
+        self = SDKStateMachine(profile: profile)
+        session = kept
+        network = keptNetwork
+        output = keptOutput
+        now = keptNow
+    }
+}

@@ -1,0 +1,100 @@
+import ChatProtocol
+
+extension SDKStateMachine {
+    /// Where the connection stands.
+    enum Phase: Sendable, Equatable {
+        /// No socket and no attempt under way.
+        case idle
+        /// `openSocket` was emitted; `reconnect` goes into the login.
+        case opening(reconnect: Bool)
+        /// The socket is open and the login was sent with this id.
+        case authenticating(RequestID, reconnect: Bool)
+        /// Logged in over a live socket.
+        case connected
+        /// `logout` was sent with this id on behalf of this call.
+        case loggingOut(RequestID, CallID?)
+        /// The backoff timer is armed; the next attempt follows when it fires.
+        case backingOff
+        /// The reconnection loop waits for the network to come back.
+        case paused
+        /// Another device took over.
+        case kicked(reason: String)
+
+        var status: ConnectionStatus {
+            switch self {
+            case .idle, .paused: .disconnected
+            case .opening, .authenticating, .backingOff: .connecting
+            case .connected, .loggingOut: .connected
+            case .kicked: .kicked
+            }
+        }
+
+        /// Whether the driver holds a socket for this phase.
+        var hasSocket: Bool {
+            switch self {
+            case .opening, .authenticating, .connected, .loggingOut: true
+            case .idle, .backingOff, .paused, .kicked: false
+            }
+        }
+    }
+
+    /// The app's lifecycle as the SDK sees it.
+    enum AppState: Sendable, Equatable {
+        case active
+        case inactive
+        case background
+    }
+
+    /// Why the socket is still allowed in the background, and until the
+    /// `backgroundWindow` timer fires.
+    enum BackgroundHold: Sendable, Equatable {
+        /// A configured background task (002).
+        case task
+        /// The profile's background delay (003).
+        case delay
+    }
+
+    /// How the user logs in.
+    enum Credentials: Sendable, Equatable {
+        case authKey(uid: String, key: String)
+        case token(String)
+
+        var uid: String? {
+            if case .authKey(let uid, _) = self { return uid }
+            return nil
+        }
+    }
+
+    /// The logged-in user as stored on the device.
+    struct Session: Sendable, Equatable {
+        var credentials: Credentials
+        var user: User?
+        /// False while an auto-mode login waits for the server's answer.
+        var confirmed: Bool
+    }
+
+    /// A call that completes when the current connection round ends.
+    enum Waiter: Sendable, Equatable {
+        case login(CallID?)
+        case connect(CallID?)
+
+        var isLogin: Bool {
+            if case .login = self { return true }
+            return false
+        }
+    }
+
+    /// A request sent and not yet answered.
+    enum PendingRequest: Sendable, Equatable {
+        case heartbeat
+        case ping(CallID?)
+        case getUser(CallID?)
+        case listUsers(CallID?, request: String)
+    }
+
+    /// Paging state of one users request.
+    enum Cursor: Sendable, Equatable {
+        case next(String)
+        case exhausted
+    }
+}
