@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // System libraries (Debian: libuv1-dev, libwslay-dev, libssl-dev).
@@ -34,8 +35,14 @@ let package = Package(
         .target(name: "ConformanceHarness", dependencies: [
             "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "Yams",
         ]),
+        // `mockchat fuzz`: random histories checked against an independent model, and wire junk.
+        .target(name: "ProtocolFuzzer", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
+        // `mockchat bench`: a load generator on its own loop.
+        .target(name: "LoadGenerator", dependencies: [
+            "EventLoop", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]),
         .executableTarget(name: "mockchat", dependencies: [
-            "MockChatServer", "ConformanceHarness",
+            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -45,5 +52,7 @@ let package = Package(
         .testTarget(name: "MockChatServerTests", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
         .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol"]),
         .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness"]),
+        .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer"]),
+        .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
     ]
 )
