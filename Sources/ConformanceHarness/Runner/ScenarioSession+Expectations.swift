@@ -10,6 +10,7 @@ extension ScenarioSession {
     func evaluate(_ expectation: Expectation) throws(ScenarioError) -> String? {
         if expectation.subject == "server" { return try evaluateServer(expectation.property, expectation.value) }
         let name = expectation.subject
+        if let wire = wires[name] { return try evaluateWire(wire, expectation.property, expectation.value) }
         let client = try client(name)
         let expected = expectation.value
         switch expectation.property {
@@ -102,6 +103,44 @@ extension ScenarioSession {
             if let mismatch { return "\(key): \(mismatch)" }
         }
         return nil
+    }
+
+    // MARK: Wire clients
+
+    /// `open: true`, `closeCode: 4001`, `frames: {field.path: value, count}` where field
+    /// paths reach into the frame (`event`, `user.uid`, `error.errorCode`, `id`).
+    private func evaluateWire(_ wire: WireClient, _ property: String, _ expected: JSONValue) throws(ScenarioError) -> String? {
+        switch property {
+        case "open":
+            return same(wire.isOpen, expected)
+        case "closeCode":
+            return same(wire.closeInfo?.received.map { JSONValue.integer(Int64($0)) } ?? .null, expected)
+        case "frames":
+            for pattern in expected.arrayValue ?? [expected] {
+                guard let fields = pattern.objectValue else { throw ScenarioError("frames takes a mapping or a list of them") }
+                let matching = wire.frames.filter { frame in
+                    fields.allSatisfy { key, value in
+                        switch key {
+                        case "count": return true
+                        case "at": return timeMatches(seconds(frame.time), value, tolerance: fields["tolerance"])
+                        case "tolerance": return true
+                        default:
+                            var node: JSONValue? = frame.message
+                            for part in key.split(separator: ".") { node = node?[String(part)] }
+                            return node.map { same($0, value) == nil } ?? false
+                        }
+                    }
+                }
+                if let count = fields["count"]?.intValue {
+                    if matching.count != Int(count) { return "\(matching.count) matching frames of \(wire.frames.count)" }
+                } else if matching.isEmpty {
+                    return "no matching frame; last: \(wire.frames.suffix(3).map { $0.message.description.prefix(160) })"
+                }
+            }
+            return nil
+        default:
+            throw ScenarioError("unknown wire property '\(property)' (open, closeCode, frames)")
+        }
     }
 
     // MARK: Server

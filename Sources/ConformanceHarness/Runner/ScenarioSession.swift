@@ -12,6 +12,7 @@ final class ScenarioSession {
     let profilesFolder: String
     let start: Instant
     private(set) var clients: [String: SDKClient] = [:]
+    private(set) var wires: [String: WireClient] = [:]
     private var devices: [String: CommandBuilder.Device] = [:]
     private var lastCalls: [String: CallID] = [:]
     private var profiles: [String: Profile] = [:]
@@ -39,6 +40,15 @@ final class ScenarioSession {
             clients[name] = SDKClient(name: name, loop: loop, server: server.address, profile: profile,
                                       seed: seed &+ Self.stableHash(name))
             devices[name] = .init(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
+        case .wire(let name):
+            guard clients[name] == nil, wires[name] == nil else { throw ScenarioError("'\(name)' already exists") }
+            let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ Self.stableHash(name))
+            wires[name] = wire
+            loop.settle()
+            guard wire.isOpen else { throw ScenarioError("wire client '\(name)' could not connect: \(wire.failure ?? "closed")") }
+        case .call(let name, let method, let arguments, _) where wires[name] != nil:
+            try wires[name]!.perform(method, arguments)
+            loop.settle()
         case .call(let name, let method, let arguments, let expectError):
             let client = try self.client(name)
             let command = try CommandBuilder.command(method, arguments, device: devices[name]!)

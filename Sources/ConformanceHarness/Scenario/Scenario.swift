@@ -5,6 +5,19 @@ import ChatProtocol
 /// Scenario files are YAML (see docs/SCENARIOS.md); the id is hierarchical
 /// (`area/topic/case`) and `source` names the seed document and section it checks.
 public struct Scenario: Sendable {
+    public init(id: String, title: String, source: String, profile: String = "cometchat-ios", app: JSONValue? = nil,
+                seed: UInt64 = 1, skip: String? = nil, steps: [Step], path: String = "<generated>") {
+        self.id = id
+        self.title = title
+        self.source = source
+        self.profile = profile
+        self.app = app
+        self.seed = seed
+        self.skip = skip
+        self.steps = steps
+        self.path = path
+    }
+
     public var id: String
     public var title: String
     public var source: String
@@ -23,6 +36,12 @@ public struct Scenario: Sendable {
 
 /// One line of a scenario.
 public struct Step: Sendable {
+    public init(number: Int, action: StepAction, text: String) {
+        self.number = number
+        self.action = action
+        self.text = text
+    }
+
     /// 1-based position in the file's `steps`.
     public var number: Int
     public var action: StepAction
@@ -34,6 +53,8 @@ public struct Step: Sendable {
 public enum StepAction: Sendable {
     /// Creates a reference client named `name`.
     case client(name: String, profile: String?, device: String?, platform: Platform?)
+    /// Opens a bare protocol connection named `name` (see `WireClient`).
+    case wire(name: String)
     /// Calls the SDK method `method` on client `client`; `expectError` is the error code
     /// the call must fail with (nil: the call must not fail).
     case call(client: String, method: String, arguments: JSONValue, expectError: String?)
@@ -47,6 +68,12 @@ public enum StepAction: Sendable {
 
 /// `subject.property: value`, e.g. `a.status: connected` or `server.online: [alice]`.
 public struct Expectation: Sendable {
+    public init(subject: String, property: String, value: JSONValue) {
+        self.subject = subject
+        self.property = property
+        self.value = value
+    }
+
     public var subject: String
     public var property: String
     public var value: JSONValue

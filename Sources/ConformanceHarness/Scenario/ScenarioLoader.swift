@@ -38,6 +38,11 @@ public enum ScenarioLoader {
         return scenarios
     }
 
+    /// Parses one step written as YAML or JSON (used by generators of scenarios).
+    public static func step(_ raw: JSONValue, number: Int) throws(ScenarioError) -> Step {
+        Step(number: number, action: try parseStep(raw), text: raw.description)
+    }
+
     /// Parses one scenario document.
     public static func load(_ text: String, path: String = "<memory>") throws(ScenarioError) -> Scenario {
         let document = try YAMLDocument.parse(text)
@@ -83,6 +88,9 @@ public enum ScenarioLoader {
             }
             return .client(name: name, profile: object["profile"]?.stringValue, device: object["device"]?.stringValue,
                            platform: platform)
+        case "wire":
+            guard let name = value.stringValue else { throw ScenarioError("'wire' takes a name") }
+            return .wire(name: name)
         case "advance":
             return .advance(milliseconds: try duration(value))
         case "expect", "expect_not":
