@@ -13,7 +13,9 @@ import EventLoop
 ///   interface) and opening a socket fails with "no network".
 /// - `weak`: the socket stays up and frames the client sends still arrive, but every
 ///   text frame from the server is discarded (logged as `frameDiscarded`), so pongs
-///   and replies never reach the SDK.
+///   and replies never reach the SDK. Close frames still arrive.
+///
+/// A relaunch drops whatever socket is left; calls pending at that moment never complete.
 public final class SDKClient {
     /// The client's name in observations.
     public let name: String
@@ -66,8 +68,9 @@ public final class SDKClient {
         record(.command(command, call))
         if case .network(let condition) = command { network = condition }
         dispatch { machine, now in machine.perform(command, call: call, now: now) }
-        if network == .down, socket != nil {
-            // A socket the SDK no longer counted on (e.g. after a kick) dies with the network too.
+        if network == .down || command == .relaunch, socket != nil {
+            // A socket the SDK no longer counted on (after a kick or a refused login, before
+            // the server closed it) dies with the network or the process too.
             record(.socketDropped)
             abandonSocket { $0.drop() }
         }

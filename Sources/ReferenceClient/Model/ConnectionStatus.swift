@@ -6,7 +6,7 @@ public enum ConnectionStatus: String, Sendable, Equatable, Codable {
     case connecting
     /// Logged in over a live socket.
     case connected
-    /// Another device took over; nothing reconnects until the app calls `connect()` or
-    /// logs in again.
+    /// Another device took over; nothing reconnects until the app calls `connect()` (or
+    /// logs out and in again, or relaunches).
     case kicked
 }

@@ -15,22 +15,23 @@ import EventLoop
 ///
 /// ## Connection phases
 /// ```
-///            login (auto) / connect / initialize after relaunch / foreground (auto)
-///  ┌──────┐ ───────────────────────────────────────────────► ┌─────────┐
-///  │ idle │                                                   │ opening │
-///  └──────┘ ◄── disconnect, background, refused login ─────── └─────────┘
-///     ▲  ▲                                                socketOpened │   │ failed
-///     │  │                                                    ▼        │   ▼
-///     │  │   logout reply   ┌────────────┐  login ok   ┌──────────────┐ ┌────────────┐
-///     │  └───────────────── │ loggingOut │ ◄── logout ─│  connected   │ │ backingOff │
-///     │                     └────────────┘             └──────────────┘ └────────────┘
-///     │                       device.kicked / 4001 │    drop │  ▲ login     ▲   │ timer
-///     │                                            ▼         │  └── ok ─────┼───┘ (opening)
-///     │        connect()  ┌────────┐                         └──────────────┘
-///     └──── disconnect ── │ kicked │       network down: backingOff ⇄ paused (network up)
-///                         └────────┘
+///          start            socketOpened               login ok
+///   idle ─────────► opening ─────────────► authenticating ─────────► connected
+///    ▲                 │ failed                  │ │ no reply            │ │ │
+///    │                 ▼                         │ ▼                     │ │ │ logout
+///    │             backingOff ◄──────────────────┼─── drop, heartbeat ───┘ │ ▼
+///    │   timer:      │  ▲  │                     │    timeout              │ loggingOut
+///    │   opening ◄───┘  │  │ network down        │ login error             │   │ reply or close
+///    │                  │  ▼                     ▼                         │   ▼
+///    │   network up ── paused              idle + error event            │  idle
+///    │                                                                     │ device.kicked / 4001
+///    │                                                                     ▼
+///    └──── disconnect(), background close (from any phase)              kicked ─ connect() ─► opening
 /// ```
-/// `opening` and `authenticating` (login sent, reply awaited) are drawn as one box.
+/// "start" is login in auto mode, connect(), initialize after a relaunch or a return
+/// to the foreground (auto mode). A failed attempt goes to `backingOff` only when the
+/// loop continues (automatic attempts; a login under `retryLoginUntilAnswered`);
+/// otherwise the round ends in `idle` and the waiting call fails.
 /// Status: `idle`/`paused` are disconnected; `opening`/`authenticating`/`backingOff`
 /// are connecting; `connected`/`loggingOut` are connected; `kicked` is kicked.
 ///

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import ReferenceClient
+
+/// The real profile files load, cite a source for every value, and say what the documents say.
+@Suite struct ProfileTests {
+    @Test func cometChatProfileMatchesTheDocuments() throws {
+        let profile = try Profile.load(named: "cometchat-ios", in: Fixtures.profilesDirectory)
+        #expect(profile.name == "cometchat-ios")
+        #expect(profile.defaultAutoMode)
+        #expect(profile.backgroundWithoutServices == .disconnectAtOnce)
+        #expect(profile.backgroundTaskWindow == 30)
+        #expect(profile.backgroundDisconnectAfter == nil)
+        #expect(profile.serverHeartbeatTimeout == 30)
+        #expect(!profile.pingAvailableInAutoMode)
+        #expect(profile.keepAliveInterval == 10)
+        #expect(profile.pongTimeout == 10)
+        #expect(!profile.retryLoginUntilAnswered)
+        #expect(profile.mobileDevicesPerUser == 1)
+        #expect(profile.sources["reconnectBackoff"]?.hasPrefix("project choice") == true)
+    }
+
+    @Test func nexconnProfileMatchesTheDocuments() throws {
+        let profile = try Profile.load(named: "nexconn-ios", in: Fixtures.profilesDirectory)
+        #expect(profile.backgroundWithoutServices == .disconnectAfterDelay)
+        #expect(profile.backgroundDisconnectAfter == 120)
+        #expect(profile.backgroundTaskWindow == nil)
+        #expect(profile.retryLoginUntilAnswered)
+        #expect(!profile.defaultReconnectKickEnable)
+        #expect(profile.resetBackoffOnForeground && profile.resetBackoffOnNetworkChange)
+        #expect(profile.sources["reconnectBackoff"] == "003_679c9ad3fd31654b.txt, Reconnection intervals")
+    }
+
+    @Test(arguments: ["cometchat-ios", "nexconn-ios"])
+    func everyValueCitesASource(name: String) throws {
+        let profile = try Profile.load(named: name, in: Fixtures.profilesDirectory)
+        #expect(profile.problems == [])
+        for field in Profile.sourcedFields {
+            let source = try #require(profile.sources[field])
+            #expect(source.contains(".txt, ") || source.hasPrefix("project choice: "), "\(field): \(source)")
+        }
+    }
+
+    @Test(arguments: ["cometchat-ios", "nexconn-ios"])
+    func backoffScheduleIsTheDocumentedOne(name: String) throws {
+        let backoff = try Profile.load(named: name, in: Fixtures.profilesDirectory).reconnectBackoff
+        let delays = (0..<11).map { backoff.delayMilliseconds(afterFailures: $0) }
+        #expect(delays == [50, 250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 64_000])
+    }
+
+    @Test func aValueWithoutSourceIsRejected() throws {
+        let url = Fixtures.profilesDirectory.appendingPathComponent("nexconn-ios.yaml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let stripped = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("  pongTimeout:") }.joined(separator: "\n")
+        #expect(throws: ProfileError.self) { try Profile.decode(yaml: stripped) }
+        do {
+            _ = try Profile.decode(yaml: stripped)
+        } catch {
+            #expect(error.problems == ["field 'pongTimeout' has no entry in 'sources'"])
+        }
+    }
+
+    @Test func malformedYamlIsAnErrorValue() {
+        #expect(throws: ProfileError.self) { try Profile.decode(yaml: "name: [unclosed") }
+        #expect(throws: ProfileError.self) { try Profile.load(named: "no-such-profile", in: Fixtures.profilesDirectory) }
+    }
+}

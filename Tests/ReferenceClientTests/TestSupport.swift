@@ -1,0 +1,101 @@
+import ChatProtocol
+import EventLoop
+import Foundation
+@testable import ReferenceClient
+
+/// The package's `Fixtures/profiles`, found from this file's location.
+enum Fixtures {
+    static let profilesDirectory: URL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/profiles")
+
+    static func profile(_ name: String) -> Profile {
+        do {
+            return try Profile.load(named: name, in: profilesDirectory)
+        } catch {
+            fatalError("fixture profile \(name) does not load: \(error)")
+        }
+    }
+
+    static let cometChat = profile("cometchat-ios")
+    static let nexconn = profile("nexconn-ios")
+}
+
+/// A state machine with its own time and call numbering, for exact action checks.
+struct Rig {
+    var machine: SDKStateMachine
+    var now = Instant.virtualEpoch
+    var nextCall = 1
+    var nextRequest: Int64 = 1
+
+    init(_ profile: Profile = Fixtures.cometChat) {
+        machine = SDKStateMachine(profile: profile)
+    }
+
+    /// An API call: returns its id and the actions.
+    mutating func call(_ command: SDKCommand) -> (CallID, [SDKAction]) {
+        let id = CallID(nextCall)
+        nextCall += 1
+        return (id, machine.perform(command, call: id, now: now))
+    }
+
+    /// A lifecycle, network or relaunch input.
+    mutating func env(_ command: SDKCommand) -> [SDKAction] {
+        machine.perform(command, now: now)
+    }
+
+    mutating func opened() -> [SDKAction] { machine.socketOpened(now: now) }
+    mutating func failed(_ reason: String = "refused") -> [SDKAction] { machine.socketFailed(reason, now: now) }
+    mutating func closed(_ code: UInt16?) -> [SDKAction] { machine.socketClosed(receivedCode: code, now: now) }
+    mutating func receive(_ message: ServerMessage) -> [SDKAction] { machine.frameReceived(message, now: now) }
+
+    /// Fires a timer after moving time by its delay (time only matters for stamps).
+    mutating func fire(_ kind: TimerKind, afterMilliseconds delay: Int64 = 0) -> [SDKAction] {
+        now = now.advanced(by: delay)
+        return machine.timerFired(kind, now: now)
+    }
+
+    /// The id the machine gives its next request.
+    mutating func takeRequestID() -> RequestID {
+        defer { nextRequest += 1 }
+        return .integer(nextRequest)
+    }
+
+    static let alice = User(uid: "alice", name: "Alice", status: .online, lastActiveAt: 1_700_000_000)
+    static let bob = User(uid: "bob", name: "Bob", status: .online, lastActiveAt: 1_700_000_000)
+
+    static func loginRequest(uid: String? = "alice", key: String? = "key", settings: AppSettings = AppSettings(),
+                             reconnect: Bool = false, kickEnable: Bool = false) -> Request {
+        .login(LoginRequest(uid: uid, authKey: key, deviceId: settings.deviceId, platform: settings.platform,
+                            presence: settings.presence, reconnect: reconnect, reconnectKickEnable: kickEnable))
+    }
+
+    /// initialize + login (auto mode) up to the connected state; request ids 1 (login) used.
+    mutating func connectedAuto(_ settings: AppSettings = AppSettings()) {
+        _ = call(.initialize(settings))
+        _ = call(.login(uid: "alice", authKey: "key"))
+        _ = opened()
+        _ = receive(.loggedIn(id: takeRequestID(), user: Self.alice, connectionId: "c1", serverTime: now.seconds))
+    }
+
+    /// initialize + login + connect (manual mode) up to the connected state.
+    mutating func connectedManual(_ settings: AppSettings = AppSettings(autoEstablishSocketConnection: false)) {
+        _ = call(.initialize(settings))
+        _ = call(.login(uid: "alice", authKey: "key"))
+        _ = call(.connect)
+        _ = opened()
+        _ = receive(.loggedIn(id: takeRequestID(), user: Self.alice, connectionId: "c1", serverTime: now.seconds))
+    }
+
+    /// The delay of the backoff timer scheduled by `actions`, if any.
+    static func backoffDelay(_ actions: [SDKAction]) -> Int64? {
+        for case .scheduleTimer(.backoff, let delay) in actions { return delay }
+        return nil
+    }
+}
+
+extension SDKAction {
+    static func event(_ event: ConnectionEvent, _ listeners: [String] = []) -> SDKAction {
+        .connectionEvent(listeners: listeners, event)
+    }
+}
