@@ -2,7 +2,8 @@
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
-.PHONY: bootstrap build run test unit-tests scenarios fixtures
+.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios fixtures \
+	fuzz-targets fuzz-run test-asan test-tsan
 
 bootstrap:
 	@scripts/bootstrap
@@ -18,13 +19,32 @@ run: build
 unit-tests: build
 	$(SWIFT) test
 
+## A client written from docs/PROTOCOL.md alone (Python websockets) against `mockchat serve`.
+protocol-smoke: build
+	scripts/protocol-smoke
+
 ## The scenario catalogue against fresh in-process servers.
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests scenarios
+test: unit-tests protocol-smoke scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
 	scripts/embed-fixtures
+
+## libFuzzer targets (HTTP upgrade parser, message decoder) built with AddressSanitizer.
+fuzz-targets: bootstrap
+	scripts/fuzz-targets
+
+## Build the libFuzzer targets and run each for FUZZ_RUNS executions (default 200000).
+fuzz-run: bootstrap
+	scripts/fuzz-targets run
+
+## The unit and loopback tests under AddressSanitizer / ThreadSanitizer.
+test-asan: bootstrap
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan
+
+test-tsan: bootstrap
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
