@@ -36,7 +36,9 @@ let package = Package(
             "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "Yams",
         ]),
         // `mockchat fuzz`: random histories checked against an independent model, and wire junk.
-        .target(name: "ProtocolFuzzer", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
+        .target(name: "ProtocolFuzzer", dependencies: [
+            "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+        ]),
         // `mockchat bench`: a load generator on its own loop.
         .target(name: "LoadGenerator", dependencies: [
             "EventLoop", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -51,8 +53,11 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "MockChatServerTests", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
         .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol"]),
-        .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness"]),
-        .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer"]),
+        // Fixtures/ holds scenario files the tests load by path, not resources.
+        .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness"], exclude: ["Fixtures"]),
+        .testTarget(name: "ProtocolFuzzerTests", dependencies: [
+            "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+        ]),
         .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
     ]
 )

@@ -44,16 +44,16 @@ final class ScenarioSession {
             guard clients[name] == nil, wires[name] == nil else { throw ScenarioError("'\(name)' already exists") }
             let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ Self.stableHash(name))
             wires[name] = wire
-            loop.settle()
+            server.settle()
             guard wire.isOpen else { throw ScenarioError("wire client '\(name)' could not connect: \(wire.failure ?? "closed")") }
         case .call(let name, let method, let arguments, _) where wires[name] != nil:
             try wires[name]!.perform(method, arguments)
-            loop.settle()
+            server.settle()
         case .call(let name, let method, let arguments, let expectError):
             let client = try self.client(name)
             let command = try CommandBuilder.command(method, arguments, device: devices[name]!)
             let call = client.perform(command)
-            loop.settle()
+            server.settle()
             guard let call else {
                 if let expectError { throw ScenarioError("\(method) returns no result, so it cannot fail with \(expectError)") }
                 return
@@ -128,7 +128,7 @@ final class ScenarioSession {
 
     /// Lets clients end their connections before the loop is torn down.
     func close() {
-        loop.settle(timeout: 1)
+        server.settle()
     }
 
     /// FNV-1a: a hash that is the same in every process (Swift's `Hasher` is seeded).

@@ -14,6 +14,10 @@ protocol ServerUnderTest: AnyObject {
     func advance(milliseconds: Int64) throws(ScenarioError)
     /// The server's trace since the scenario began, one JSON object per entry.
     func trace() throws(ScenarioError) -> [JSONValue]
+    /// Waits until the effects of the last step have arrived.
+    func settle()
+    /// The server's clock reading, in seconds, when the scenario began.
+    var traceOrigin: Double { get }
 }
 
 /// A ``ChatServer`` on the scenario's own loop: one clock, one thread, and
@@ -24,6 +28,7 @@ final class InProcessServer: ServerUnderTest {
 
     init(loop: EventLoop, fixtures: FixtureSet) throws {
         self.loop = loop
+        traceOrigin = loop.clock.now.seconds
         var configuration = ChatServer.Configuration()
         configuration.address = SocketAddress(host: "127.0.0.1", port: 0)
         server = try ChatServer(loop: loop, configuration: configuration, directory: fixtures.directory,
@@ -32,19 +37,23 @@ final class InProcessServer: ServerUnderTest {
 
     var address: SocketAddress { server.address }
 
+    let traceOrigin: Double
+
+    func settle() { loop.settle() }
+
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
         var bytes: [UInt8] = []
         if !body.isNull { body.serialize(into: &bytes) }
         let request = HTTPRequest(method: method, target: path, version: "HTTP/1.1", headers: [], body: bytes)
         let response = server.control(request)
-        loop.settle()
+        settle()
         return (response.status, (try? JSONParser.parse(response.body)) ?? .null)
     }
 
     func advance(milliseconds: Int64) throws(ScenarioError) {
         let target = loop.clock.now.advanced(by: milliseconds)
-        loop.clock.advance(to: target) { loop.settle() }
-        loop.settle()
+        loop.clock.advance(to: target) { settle() }
+        settle()
     }
 
     func trace() throws(ScenarioError) -> [JSONValue] {
@@ -58,6 +67,9 @@ final class RemoteServer: ServerUnderTest {
     let loop: EventLoop
     let address: SocketAddress
     private var traceStart = 0
+    private(set) var traceOrigin = 0.0
+    /// The server's virtual time, which this runner alone moves.
+    private var remoteNow = Instant(milliseconds: 0)
 
     init(loop: EventLoop, url: String) throws(ScenarioError) {
         self.loop = loop
@@ -68,10 +80,15 @@ final class RemoteServer: ServerUnderTest {
             throw ScenarioError("--server needs HOST:PORT, got '\(url)'")
         }
         address = SocketAddress(host: String(hostPort[..<colon]), port: port)
-        let reset = try control(method: "POST", path: "/control/reset", body: .null)
+        let reset = try control(method: "POST", path: "/control/reset",
+                                body: ["clock": .double(loop.clock.now.seconds)])
         guard reset.status == 200 else { throw ScenarioError("the server refused a reset: \(reset.body)") }
         traceStart = try trace().last?["seq"]?.intValue.map(Int.init) ?? 0
+        traceOrigin = try control(method: "GET", path: "/control/clock", body: .null).body["now"]?.doubleValue ?? 0
+        remoteNow = Instant(seconds: traceOrigin)
     }
+
+    func settle() { loop.quiesce() }
 
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
         let (status, bytes) = try exchange(method: method, path: path, body: body)
@@ -79,9 +96,26 @@ final class RemoteServer: ServerUnderTest {
     }
 
     func advance(milliseconds: Int64) throws(ScenarioError) {
+        // Lockstep: the server's clock is moved to each local deadline before the local
+        // timers due then fire, so that both sides see time pass in the same order.
+        let target = loop.clock.now.advanced(by: milliseconds)
+        settle()
+        while let deadline = loop.clock.nextDeadline, deadline <= target {
+            try advanceRemote(to: deadline)
+            loop.clock.advance(to: deadline) { settle() }
+        }
+        try advanceRemote(to: target)
+        loop.clock.advance(to: target)
+        settle()
+    }
+
+    private func advanceRemote(to instant: Instant) throws(ScenarioError) {
+        let milliseconds = instant.milliseconds - remoteNow.milliseconds
+        guard milliseconds > 0 else { return }
         let reply = try control(method: "POST", path: "/control/clock/advance", body: ["ms": .integer(milliseconds)])
         guard reply.status == 200 else { throw ScenarioError("the server cannot advance its clock: \(reply.body)") }
-        loop.clock.advance(to: loop.clock.now.advanced(by: milliseconds)) { loop.settle(timeout: 0.05) }
+        remoteNow = instant
+        settle()
     }
 
     func trace() throws(ScenarioError) -> [JSONValue] {

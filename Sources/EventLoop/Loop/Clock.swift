@@ -97,6 +97,21 @@ public final class Clock {
         return fired
     }
 
+    /// Sets virtual time to `instant`, moving every pending timer by the same amount
+    /// so that what was due in 5 s is still due in 5 s. Used to start runs at a known
+    /// time.
+    public func jump(to instant: Instant) {
+        precondition(isVirtual, "only a virtual clock can jump")
+        let delta = instant.milliseconds - virtualNow.milliseconds
+        var shifted = TimerHeap()
+        while let entry = queue.pop() {
+            guard callbacks[entry.sequence] != nil else { continue }
+            shifted.push(.init(deadline: entry.deadline.advanced(by: delta), sequence: entry.sequence))
+        }
+        queue = shifted
+        virtualNow = instant
+    }
+
     /// Fires every timer whose deadline has passed (system mode) and re-arms.
     private func fireDue() {
         armedFor = nil

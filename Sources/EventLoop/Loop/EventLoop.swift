@@ -96,10 +96,13 @@ public final class EventLoop {
     public func run(timeout: Double, until condition: () -> Bool) -> Bool {
         if condition() { return true }
         let deadline = uv_hrtime() + UInt64(timeout * 1e9)
-        armGuard(milliseconds: UInt64(max(1, timeout * 1000)))
         defer { disarmGuard() }
         while !condition() {
-            if uv_hrtime() >= deadline { return false }
+            let now = uv_hrtime()
+            if now >= deadline { return false }
+            // Re-armed each turn: libuv's cached time can fire the guard a little
+            // before the deadline, and a loop with nothing else to wait for would block.
+            armGuard(milliseconds: (deadline - now + 999_999) / 1_000_000)
             uv_run(uv, UV_RUN_ONCE)
         }
         return true
@@ -114,6 +117,20 @@ public final class EventLoop {
     public func settle(timeout: Double = 5) -> Bool {
         poll()
         return run(timeout: timeout) { traffic.isSettled }
+    }
+
+    /// Runs the loop until nothing has been read for `quietPeriod` seconds (or
+    /// `timeout` passes). For peers outside the process, where ``settle(timeout:)``
+    /// cannot know what is in flight; it depends on wall time, so it is not exact.
+    @discardableResult
+    public func quiesce(quietPeriod: Double = 0.02, timeout: Double = 2) -> Bool {
+        let deadline = uv_hrtime() + UInt64(timeout * 1e9)
+        while uv_hrtime() < deadline {
+            let before = traffic.totalBytesRead
+            run(timeout: quietPeriod) { false }
+            if traffic.totalBytesRead == before && traffic.isSettled { return true }
+        }
+        return false
     }
 
     /// Closes every handle, runs the loop until their close callbacks have run, and

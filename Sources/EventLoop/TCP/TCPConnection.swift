@@ -48,13 +48,24 @@ public final class TCPConnection: HandleOwner {
     }
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
+    ///
+    /// With `source`, the socket is bound to that local address first (port 0 lets the
+    /// kernel pick the port): a load generator spreads connections over several
+    /// loopback addresses this way.
     public static func connect(
-        on loop: EventLoop, to address: SocketAddress,
+        on loop: EventLoop, to address: SocketAddress, from source: SocketAddress? = nil,
         completion: @escaping (Result<TCPConnection, UVError>) -> Void
     ) {
         let connection = TCPConnection(loop: loop)
         let request = ConnectRequest(connection: connection, completion: completion)
         do throws(UVError) {
+            if let source {
+                var local = try source.storage()
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(connection.handle, $0, 0) }
+                }
+                guard bound == 0 else { throw UVError(bound, "uv_tcp_bind(\(source))") }
+            }
             var storage = try address.storage()
             let status = withUnsafePointer(to: &storage) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
@@ -168,6 +179,9 @@ public final class TCPConnection: HandleOwner {
     // MARK: internals
 
     func didConnect() {
+        // As on accepted connections: without it, a second small write that follows
+        // one the peer has not answered waits for a delayed ACK (about 40 ms).
+        uv_tcp_nodelay(handle, 1)
         localAddress = Self.address(of: handle, peer: false)
         remoteAddress = Self.address(of: handle, peer: true)
         loop.traffic.register(self)

@@ -9,6 +9,14 @@ import CWslay
 /// queue a close frame with the right code (1002, 1007, 1009), and the TCP stream is
 /// closed once wslay neither wants to read nor to write. A peer that does not finish
 /// the closing handshake is cut off after ``Configuration/closeTimeout``.
+///
+/// A few refusals wslay does not make, or makes without the right code, are made here:
+/// a header announcing more than ``Configuration/maxMessageBytes`` is refused with 1009
+/// as soon as it is complete (wslay waits for the first payload byte), a message of
+/// more than ``Configuration/maxFragments`` frames with 1008 before it is delivered, a
+/// close frame with a 1-byte body with 1002 (wslay takes it for a close without a
+/// code), and a header wslay's frame reader rejects (an oversized or fragmented control
+/// frame, a malformed length) with 1002 and a reason (wslay would send an empty close).
 public final class WebSocket {
     /// Which side of the handshake this endpoint was.
     public enum Role: Sendable {
@@ -60,7 +68,14 @@ public final class WebSocket {
     private var abnormal: String?
     private var isFinished = false
     private var fragments = 0
-    private var policyViolation: String?
+    private let isClient: Bool
+    private var headers = FrameHeaderWatch()
+    /// Why this side refused the peer's input, when it did (its close is queued or sent).
+    private var refusal: String?
+    /// Set once wslay's frame reader has failed: wslay is not asked for anything more.
+    private var abandoned = false
+    /// The code of a close frame written directly rather than through wslay.
+    private var closeCodeSentDirectly: UInt16?
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
     public init(connection: TCPConnection, role: Role, configuration: Configuration = .init(),
@@ -68,6 +83,7 @@ public final class WebSocket {
         self.connection = connection
         self.configuration = configuration
         if case .client(let seed) = role { masks = SplitMix64(seed: seed) } else { masks = SplitMix64(seed: 0) }
+        if case .client = role { isClient = true } else { isClient = false }
         var callbacks = wslay_event_callbacks(
             recv_callback: { _, buffer, length, _, userData in
                 WebSocket.from(userData).receive(into: buffer, length: length)
@@ -82,7 +98,8 @@ public final class WebSocket {
             },
             on_frame_recv_start_callback: { _, argument, userData in
                 guard let argument else { return }
-                WebSocket.from(userData).frameStarted(opcode: argument.pointee.opcode)
+                WebSocket.from(userData).frameStarted(opcode: argument.pointee.opcode,
+                                                      length: argument.pointee.payload_length)
             },
             on_frame_recv_chunk_callback: nil,
             on_frame_recv_end_callback: nil,
@@ -107,7 +124,7 @@ public final class WebSocket {
 
     /// Whether a close frame has been sent or the stream is gone.
     public var isClosing: Bool {
-        isFinished || context.map { wslay_event_get_close_sent($0) != 0 } ?? true
+        isFinished || abandoned || context.map { wslay_event_get_close_sent($0) != 0 } ?? true
     }
 
     /// Sends a text message.
@@ -122,7 +139,7 @@ public final class WebSocket {
 
     /// Starts the closing handshake with `code` and a short reason.
     public func close(code: UInt16, reason: String = "") {
-        guard let context, !isFinished, wslay_event_get_close_sent(context) == 0 else { return }
+        guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
         var reasonBytes = Array(reason.utf8.prefix(123))
         wslay_event_queue_close(context, code, &reasonBytes, reasonBytes.count)
         flush()
@@ -137,30 +154,74 @@ public final class WebSocket {
 
     /// Offers bytes read from the socket to wslay.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
-        guard let context, !isFinished else { return }
+        guard let context, !isFinished, !abandoned else { return }
+        let oversized = refusal == nil
+            && headers.scan(bytes, limit: UInt64(configuration.maxMessageBytes))
         input = bytes
         let status = wslay_event_recv(context)
         input = nil
         if status != 0 {
-            abnormal = "framing failed (\(status))"
-            connection.close()
+            // wslay's frame reader rejected a header (a control frame over 125 bytes or
+            // fragmented, a length in a longer form than needed or with its top bit set).
+            // wslay would answer with an empty close; RFC 6455 section 7.4.1 has 1002.
+            if status == Int32(WSLAY_ERR_NOMEM.rawValue) {
+                abandon(code: 1011, reason: "out of memory")
+            } else {
+                abandon(code: 1002, reason: "invalid frame header")
+            }
             return
         }
-        if let violation = policyViolation, wslay_event_get_close_sent(context) == 0 {
-            wslay_event_shutdown_read(context)
-            var reason = Array(violation.utf8.prefix(123))
-            wslay_event_queue_close(context, 1008, &reason, reason.count)
+        if oversized {
+            refuse(code: 1009, reason: "message larger than \(configuration.maxMessageBytes) bytes")
         }
         flush()
     }
 
-    /// Counts the frames of the message being received.
-    private func frameStarted(opcode: UInt8) {
+    /// Counts the frames of the message being received, and checks close frames'
+    /// length, before wslay goes on with the frame.
+    private func frameStarted(opcode: UInt8, length: UInt64) {
+        if opcode == 8 && length == 1 {
+            // Section 5.5.1: a close body starts with a 2-byte code.
+            refuse(code: 1002, reason: "close frame with a 1-byte body")
+            return
+        }
         guard opcode < 8 else { return }  // control frames may interleave
         fragments = opcode == 0 ? fragments + 1 : 1
-        if fragments > configuration.maxFragments, policyViolation == nil {
-            policyViolation = "more than \(configuration.maxFragments) fragments in one message"
+        if fragments > configuration.maxFragments {
+            refuse(code: 1008, reason: "more than \(configuration.maxFragments) fragments in one message")
         }
+    }
+
+    /// Stops reading and queues a close with `code` at once, so that wslay neither
+    /// delivers nor answers the frame at hand. A close queued earlier wins.
+    private func refuse(code: UInt16, reason: String) {
+        guard let context, refusal == nil else { return }
+        wslay_event_shutdown_read(context)
+        var bytes = Array(reason.utf8.prefix(123))
+        if wslay_event_queue_close(context, code, &bytes, bytes.count) == 0 { refusal = reason }
+    }
+
+    /// Fails the connection without wslay, whose state is no longer usable: writes a
+    /// close frame with `code` (unless one went out already), then ends the stream.
+    private func abandon(code: UInt16, reason: String) {
+        guard let context, !abandoned else { return }
+        abandoned = true
+        refusal = reason
+        if wslay_event_get_close_sent(context) == 0 {
+            closeCodeSentDirectly = code
+            let body = [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(123))
+            var frame: [UInt8] = [0x88, (isClient ? 0x80 : 0) | UInt8(body.count)]
+            if isClient {
+                var key = [UInt8](repeating: 0, count: 4)
+                key.withUnsafeMutableBufferPointer { fillMask($0.baseAddress, 4) }
+                frame += key
+                frame += body.enumerated().map { $0.element ^ key[$0.offset & 3] }
+            } else {
+                frame += body
+            }
+            connection.write(frame)
+        }
+        connection.closeAfterWrites()
     }
 
     // MARK: internals
@@ -170,7 +231,7 @@ public final class WebSocket {
     }
 
     private func queue(opcode: UInt8, _ bytes: some Collection<UInt8>) {
-        guard let context, !isFinished, wslay_event_get_close_sent(context) == 0 else { return }
+        guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
         let status: Int32 = bytes.withContiguousStorageIfAvailable { buffer in
             var message = wslay_event_msg(opcode: opcode, msg: buffer.baseAddress, msg_length: buffer.count)
             return wslay_event_queue_msg(context, &message)
@@ -193,6 +254,9 @@ public final class WebSocket {
     }
 
     private func deliver(_ message: wslay_event_on_msg_recv_arg) {
+        // Nothing more is delivered once reading was shut down (a refusal in the frame
+        // that completes this message).
+        guard let context, wslay_event_get_read_enabled(context) != 0 || message.opcode >= 8 else { return }
         let payload = UnsafeRawBufferPointer(start: message.msg, count: message.msg_length)
         switch message.opcode {
         case 1: onText?(payload)
@@ -209,7 +273,7 @@ public final class WebSocket {
 
     /// Sends what wslay has queued, then closes the stream if the session is over.
     private func flush() {
-        guard let context, !isFinished, connection.state == .open else { return }
+        guard let context, !isFinished, !abandoned, connection.state == .open else { return }
         if wslay_event_send(context) != 0 {
             abnormal = "send failed"
             connection.close()
@@ -237,20 +301,75 @@ public final class WebSocket {
         connection.loop.clock.cancel(closeTimer)
         var info = CloseInfo(abnormal: nil)
         if let context {
-            if wslay_event_get_close_sent(context) != 0 { info.sent = wslay_event_get_status_code_sent(context) }
-            if wslay_event_get_close_received(context) != 0 {
+            if let code = closeCodeSentDirectly {
+                info.sent = code
+            } else if wslay_event_get_close_sent(context) != 0 {
+                info.sent = wslay_event_get_status_code_sent(context)
+            }
+            // After a refusal, a close frame from the peer (if any) was not a valid one.
+            if refusal == nil, wslay_event_get_close_received(context) != 0 {
                 info.received = wslay_event_get_status_code_received(context)
             }
             wslay_event_context_free(context)
             self.context = nil
         }
-        if info.sent == nil || info.received == nil { info.abnormal = abnormal ?? "stream ended" }
+        if info.sent == nil || info.received == nil { info.abnormal = refusal ?? abnormal ?? "stream ended" }
         let onClosed = self.onClosed
         self.onText = nil
         self.onBinary = nil
         self.onControlFrame = nil
         self.onClosed = nil
         onClosed?(info)
+    }
+}
+
+/// Follows frame boundaries in what the peer sends, to see each frame header as soon as
+/// it is complete. wslay compares a frame's length with the message limit only when the
+/// first payload byte has arrived, so a header announcing 2^62 bytes followed by silence
+/// would otherwise hold the connection open until the application gives up on it.
+struct FrameHeaderWatch {
+    private var header: [UInt8] = []
+    private var payloadLeft: UInt64 = 0
+    /// Payload announced so far for the data message being received.
+    private var messageBytes: UInt64 = 0
+
+    /// Scans `bytes`; returns true, and stops, at a data frame header that takes its
+    /// message over `limit` bytes.
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, limit: UInt64) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            if payloadLeft > 0 {
+                let skipped = min(payloadLeft, UInt64(bytes.count - index))
+                index += Int(skipped)
+                payloadLeft -= skipped
+                continue
+            }
+            header.append(bytes[index])
+            index += 1
+            guard let (opcode, length) = Self.complete(header) else { continue }
+            header.removeAll(keepingCapacity: true)
+            payloadLeft = length
+            switch opcode {
+            case 0:
+                let (sum, overflow) = messageBytes.addingReportingOverflow(length)
+                messageBytes = overflow ? .max : sum
+            case 1, 2: messageBytes = length
+            default: continue  // control and reserved opcodes: wslay's business
+            }
+            if messageBytes > limit { return true }
+        }
+        return false
+    }
+
+    /// The opcode and payload length, once `header` holds a whole frame header.
+    private static func complete(_ header: [UInt8]) -> (opcode: UInt8, length: UInt64)? {
+        guard header.count >= 2 else { return nil }
+        let code = header[1] & 0x7F
+        let lengthBytes = code == 127 ? 8 : code == 126 ? 2 : 0
+        guard header.count == 2 + lengthBytes + (header[1] & 0x80 != 0 ? 4 : 0) else { return nil }
+        let length = lengthBytes == 0 ? UInt64(code)
+            : header[2..<(2 + lengthBytes)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (header[0] & 0x0F, length)
     }
 }
 

@@ -18,8 +18,16 @@ extension ChatServer {
                 result = ["ok": true, "clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
                           "now": .double(loop.clock.now.seconds)]
             case "POST /control/reset":
+                var clock: Instant?
+                if let seconds = body["clock"] {
+                    guard loop.clock.isVirtual, let value = seconds.doubleValue, value >= 0 else {
+                        throw ControlError(400, "'clock' needs the virtual clock and a number of Unix seconds")
+                    }
+                    clock = Instant(seconds: value)
+                }
                 execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
                                     now: loop.clock.now))
+                if let clock { loop.clock.jump(to: clock) }
                 faults = FaultPlan()
                 trace.record(.control, time: loop.clock.now, text: "reset")
                 result = ["ok": true]
