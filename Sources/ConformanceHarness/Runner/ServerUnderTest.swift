@@ -101,11 +101,12 @@ final class RemoteServer: ServerUnderTest {
         let target = loop.clock.now.advanced(by: milliseconds)
         settle()
         while let deadline = loop.clock.nextDeadline, deadline <= target {
+            loop.clock.move(to: deadline)
             try advanceRemote(to: deadline)
             loop.clock.advance(to: deadline) { settle() }
         }
+        loop.clock.move(to: target)
         try advanceRemote(to: target)
-        loop.clock.advance(to: target)
         settle()
     }
 
@@ -115,7 +116,6 @@ final class RemoteServer: ServerUnderTest {
         let reply = try control(method: "POST", path: "/control/clock/advance", body: ["ms": .integer(milliseconds)])
         guard reply.status == 200 else { throw ScenarioError("the server cannot advance its clock: \(reply.body)") }
         remoteNow = instant
-        settle()
     }
 
     func trace() throws(ScenarioError) -> [JSONValue] {
