@@ -28,7 +28,7 @@ scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke scenarios
+test: unit-tests protocol-smoke fuzz-smoke bench-smoke scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
@@ -48,3 +48,19 @@ test-asan: bootstrap
 
 test-tsan: bootstrap
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+.PHONY: bench-smoke bench-compare
+
+## A few seconds of every `mockchat bench` mode against a fresh server (works or not; no timing bound).
+bench-smoke: build
+	MOCKCHAT=$(MOCKCHAT) scripts/bench-smoke
+
+## mockchat vs the C ceiling vs the Python mock, pinned and interleaved (docs/BENCHMARKS.md).
+## BENCH_ARGS passes options, e.g. BENCH_ARGS="--quick --repeats 1".
+bench-compare: bootstrap
+	scripts/bench-compare $(BENCH_ARGS)
+
+## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs.
+.PHONY: fuzz-smoke
+fuzz-smoke: build
+	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out

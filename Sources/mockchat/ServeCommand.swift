@@ -35,6 +35,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Also write the trace of every frame, open and close to this file as JSON lines.")
     var trace: String?
 
+    @Option(help: "Trace entries kept in memory for GET /control/trace; 0 keeps none (for benchmarks: the trace costs time on every frame).")
+    var traceCapacity = 200_000
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -51,13 +54,18 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "mockchat")
+        // Every connection is a file descriptor: the hard limit is the real ceiling.
+        FileDescriptorLimit.raiseToHardLimit()
+        // A peer that vanishes mid-write must cost an EPIPE, not the process.
+        signal(SIGPIPE, SIG_IGN)
         let fixtureSet = try fixtures.map { try FixtureSet.load(folder: $0) } ?? FixtureSet.embedded()
         let loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
         var configuration = ChatServer.Configuration()
         configuration.address = SocketAddress(host: host, port: port)
         configuration.controlFromAnywhere = controlFromAnywhere
         let server = try ChatServer(loop: loop, configuration: configuration, directory: fixtureSet.directory,
-                                    settings: fixtureSet.settings, trace: TraceLog(path: trace))
+                                    settings: fixtureSet.settings,
+                                    trace: TraceLog(capacity: traceCapacity, path: trace))
         let signals = SignalWatcher(loop: loop, signals: [SIGINT, SIGTERM]) { signal in
             logger.notice("signal \(signal): closing \(server.sessionCount) sessions with 1001")
             server.shutdown()

@@ -15,6 +15,22 @@ public enum RequestDecoder {
         return decode(value)
     }
 
+    /// Recognises a ping written exactly as `{"id":N,"op":"ping"}` (no spaces, `N` a
+    /// non-negative integer without leading zeros) without building a JSON tree: the
+    /// common case under load. Returns nil for anything else, which then goes through
+    /// ``decode(_:maxDepth:)``; for the frames it accepts, the result is the same.
+    public static func compactPing(_ bytes: UnsafeRawBufferPointer) -> RequestEnvelope? {
+        let prefix = #"{"id":"#.utf8, suffix = #","op":"ping"}"#.utf8
+        guard bytes.count > prefix.count + suffix.count, bytes.count <= prefix.count + suffix.count + 18,
+              bytes.starts(with: prefix), bytes.reversed().starts(with: suffix.reversed()) else { return nil }
+        let digits = bytes[prefix.count..<(bytes.count - suffix.count)]
+        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              digits.count == 1 || digits.first != UInt8(ascii: "0") else { return nil }
+        var value: Int64 = 0
+        for digit in digits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        return RequestEnvelope(id: .integer(value), request: .ping)
+    }
+
     /// Decodes an already parsed value.
     public static func decode(_ value: JSONValue) -> Result<RequestEnvelope, RequestRejection> {
         guard let object = value.objectValue else {

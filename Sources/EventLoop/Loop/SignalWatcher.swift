@@ -1,4 +1,9 @@
 import CLibUV
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Calls `handler` on the loop when the process receives one of `signals`.
 public final class SignalWatcher: HandleOwner {
@@ -8,6 +13,13 @@ public final class SignalWatcher: HandleOwner {
     /// Starts watching; watching ends with ``close()`` or the loop's shutdown.
     public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) {
         self.handler = handler
+        // A blocked signal never reaches libuv's handler, and a process inherits its
+        // parent's mask: Foundation's `Process` on Linux, for one, starts children with
+        // SIGTERM blocked. Unblock the watched signals on the loop's thread.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signal in signals { sigaddset(&unblock, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for signal in signals {
             let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
             uv_signal_init(loop.uv, handle)

@@ -42,10 +42,20 @@ public final class TCPConnection: HandleOwner {
         handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
     }
 
-    /// Bytes queued in libuv and not yet handed to the kernel.
+    /// Bytes written and not yet handed to the kernel: queued in libuv, or pending
+    /// until the end of the loop turn when writes are coalesced.
     public var queuedWriteBytes: Int {
-        handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
+        pendingOutput.count
+            + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
+
+    /// When true, what is written during one turn of the loop goes to the kernel in one
+    /// piece at the end of the turn (see `WriteCoalescer`), or as soon as 64 KiB have
+    /// gathered. Closing writes what is pending first. Off by default.
+    public var coalescesWrites = false
+    private var pendingOutput: [UInt8] = []
+    private var isWaitingForFlush = false
+    private static let coalesceLimit = 64 * 1024
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -87,8 +97,53 @@ public final class TCPConnection: HandleOwner {
     }
 
     /// Queues `bytes` for sending.
+    ///
+    /// The bytes are first offered to the kernel directly (`uv_try_write`, which
+    /// refuses while earlier writes are still queued, so order is kept); whatever it
+    /// does not take at once is copied into a write request as before. Errors are
+    /// always reported the queued way, through `onEnd`, never from this call.
     public func write(_ bytes: some Collection<UInt8>) {
         guard state == .open, !bytes.isEmpty else { return }
+        guard coalescesWrites, loop.coalescer.isAvailable else {
+            writeNow(bytes)
+            return
+        }
+        pendingOutput.append(contentsOf: bytes)
+        if !isWaitingForFlush {
+            isWaitingForFlush = true
+            loop.coalescer.enqueue(self)
+        }
+        if pendingOutput.count >= Self.coalesceLimit { flushPendingOutput() }
+    }
+
+    /// Hands what is pending to the kernel (called at the end of the loop turn).
+    func flushPendingOutput() {
+        isWaitingForFlush = false
+        guard !pendingOutput.isEmpty else { return }
+        let bytes = pendingOutput
+        pendingOutput = []
+        if state == .open { writeNow(bytes) }
+    }
+
+    private func writeNow(_ bytes: some Collection<UInt8>) {
+        let sent = tryWrite(bytes)
+        if sent > 0 { _ = loop.traffic.wrote(sent, by: self) }
+        guard sent < bytes.count else { return }
+        queueWrite(bytes.dropFirst(sent))
+    }
+
+    /// Writes what the kernel takes now without blocking; 0 on any error.
+    private func tryWrite(_ bytes: some Collection<UInt8>) -> Int {
+        let written: Int32? = bytes.withContiguousStorageIfAvailable { buffer in
+            var slice = uv_buf_t(base: UnsafeMutableRawPointer(mutating: buffer.baseAddress)?
+                                    .assumingMemoryBound(to: CChar.self), len: buffer.count)
+            return handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_try_write($0, &slice, 1) }
+        }
+        return max(0, Int(written ?? 0))
+    }
+
+    /// Copies `bytes` into a write request that libuv completes later.
+    private func queueWrite(_ bytes: some Collection<UInt8>) {
         let request = WriteRequest(connection: self, bytes: bytes)
         let counted = loop.traffic.wrote(bytes.count, by: self)
         request.counted = counted
@@ -138,6 +193,7 @@ public final class TCPConnection: HandleOwner {
     /// Sends what is queued, then closes. The peer sees an orderly end of stream.
     public func closeAfterWrites() {
         guard state == .open else { return }
+        flushPendingOutput()
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
         loop.traffic.began()
@@ -200,6 +256,8 @@ public final class TCPConnection: HandleOwner {
 
     private func beginClose(_ start: (UnsafeMutablePointer<uv_handle_t>) -> Void) {
         guard state == .open else { return }
+        // What was written before the close goes out first, as it would have uncoalesced.
+        flushPendingOutput()
         state = .closing
         loop.traffic.observedEndOfStream(self)
         loop.traffic.unregister(self)

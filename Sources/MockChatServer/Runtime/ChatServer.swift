@@ -98,6 +98,8 @@ public final class ChatServer {
         let id = ConnectionID(nextConnection)
         nextConnection += 1
         sockets[id] = socket
+        // Replies and events of one loop turn leave in one write per connection.
+        socket.connection.coalescesWrites = true
         socket.onText = { [unowned self] bytes in self.receive(bytes, from: id) }
         socket.onControlFrame = { [unowned self] in
             guard !self.isBlackholed(id) else { return }
@@ -127,19 +129,26 @@ public final class ChatServer {
             return
         }
         engine.activity(id, now: now)
-        let decoded: Result<RequestEnvelope, RequestRejection>
+        let decoded = decode(bytes, from: id, label: label, now: now)
+        execute(engine.received(decoded, from: id, now: now))
+        if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
+            labels[id] = (uid, session.deviceId ?? "")
+        }
+    }
+
+    /// Parses and decodes one text frame, tracing it as it arrived.
+    private func decode(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, label: (uid: String, deviceId: String)?,
+                        now: Instant) -> Result<RequestEnvelope, RequestRejection> {
+        // Nothing to trace: the common ping needs no JSON tree.
+        if !trace.isRecording, let ping = RequestDecoder.compactPing(bytes) { return .success(ping) }
         do {
             let value = try JSONParser.parse(bytes)
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId, frame: value)
-            decoded = RequestDecoder.decode(value)
+            return RequestDecoder.decode(value)
         } catch {
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                          text: String(decoding: bytes.prefix(1024), as: UTF8.self))
-            decoded = .failure(RequestRejection(id: nil, error: ChatError(.badRequest, "Not valid JSON: \(error)")))
-        }
-        execute(engine.received(decoded, from: id, now: now))
-        if let session = engine.session(id), let uid = session.uid, labels[id] == nil {
-            labels[id] = (uid, session.deviceId ?? "")
+            return .failure(RequestRejection(id: nil, error: ChatError(.badRequest, "Not valid JSON: \(error)")))
         }
     }
 
@@ -158,9 +167,22 @@ public final class ChatServer {
         for action in actions {
             switch action {
             case .send(let recipients, let message):
-                let bytes = message.bytes
+                // Encoded once; the same bytes go to every recipient.
                 let frame = message.json
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(256)
+                frame.serialize(into: &bytes)
+                let tracing = trace.isRecording
+                let plain = faults.blackholes.isEmpty && faults.delays.isEmpty
                 for id in recipients {
+                    if plain && !tracing {
+                        // No fault and no trace: nothing to look up but the socket.
+                        if let socket = sockets[id] {
+                            socket.send(text: bytes)
+                            checkBackPressure(id, socket)
+                        }
+                        continue
+                    }
                     let label = labels[id] ?? engine.session(id).flatMap { s in s.uid.map { ($0, s.deviceId ?? "") } }
                     if faults.isBlackholed(uid: label?.0, deviceId: label?.1) {
                         trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1,
@@ -168,6 +190,11 @@ public final class ChatServer {
                         continue
                     }
                     trace.record(.out, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1, frame: frame)
+                    if plain, let socket = sockets[id] {
+                        socket.send(text: bytes)
+                        checkBackPressure(id, socket)
+                        continue
+                    }
                     deliver(to: id) { socket in
                         socket.send(text: bytes)
                         self.checkBackPressure(id, socket)

@@ -42,7 +42,8 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     public func delay(uid: String?, deviceId: String?) -> Int64 {
-        delays.filter { $0.selector.matches(uid: uid, deviceId: deviceId) }.map(\.milliseconds).max() ?? 0
+        guard !delays.isEmpty else { return 0 }
+        return delays.filter { $0.selector.matches(uid: uid, deviceId: deviceId) }.map(\.milliseconds).max() ?? 0
     }
 
     public var json: JSONValue {

@@ -41,15 +41,26 @@ public final class TraceLog {
         }
     }
 
-    /// Entries kept in memory; the oldest are dropped beyond `capacity`.
-    public private(set) var entries: [Entry] = []
+    /// Entries kept in memory, oldest first; the oldest are dropped beyond `capacity`.
+    public var entries: [Entry] {
+        guard ring.count == capacity, head > 0 else { return ring }
+        return Array(ring[head...] + ring[..<head])
+    }
+
+    /// How many entries are kept in memory; 0 keeps none (a file, if given, still gets every line).
     public let capacity: Int
+    /// Whether entries are kept or written at all; callers may skip building costly
+    /// arguments when not.
+    public var isRecording: Bool { capacity > 0 || file != nil }
+    /// Kept entries in a ring: once full, `head` is the oldest.
+    private var ring: [Entry] = []
+    private var head = 0
     private var nextSequence = 1
     private var file: UnsafeMutablePointer<FILE>?
 
     /// Keeps up to `capacity` entries in memory and, with `path`, appends every line to a file.
     public init(capacity: Int = 200_000, path: String? = nil) throws(FixtureError) {
-        self.capacity = capacity
+        self.capacity = max(0, capacity)
         if let path {
             guard let handle = fopen(path, "w") else { throw FixtureError("cannot open trace file \(path)") }
             file = handle
@@ -60,14 +71,20 @@ public final class TraceLog {
         if let file { fclose(file) }
     }
 
-    /// Appends an entry.
+    /// Appends an entry. Sequence numbers advance even when nothing is kept.
     public func record(_ kind: Kind, time: Instant, connection: ConnectionID? = nil, uid: String? = nil,
                        deviceId: String? = nil, frame: JSONValue? = nil, text: String? = nil, code: UInt16? = nil) {
-        let entry = Entry(sequence: nextSequence, time: time, kind: kind, connection: connection, uid: uid,
-                          deviceId: deviceId, frame: frame, text: text.map { String($0.prefix(1024)) }, code: code)
+        let sequence = nextSequence
         nextSequence += 1
-        if entries.count >= capacity { entries.removeFirst(entries.count - capacity + 1) }
-        entries.append(entry)
+        guard isRecording else { return }
+        let entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
+                          deviceId: deviceId, frame: frame, text: text.map { String($0.prefix(1024)) }, code: code)
+        if ring.count < capacity {
+            ring.append(entry)
+        } else if capacity > 0 {
+            ring[head] = entry
+            head = (head + 1) % capacity
+        }
         if let file {
             var line: [UInt8] = []
             entry.json.serialize(into: &line)
@@ -79,8 +96,14 @@ public final class TraceLog {
 
     /// Entries with a sequence number above `sequence`.
     public func entries(after sequence: Int) -> ArraySlice<Entry> {
-        guard let first = entries.firstIndex(where: { $0.sequence > sequence }) else { return [] }
-        return entries[first...]
+        guard let newest = ring.isEmpty ? nil : ring[(head + ring.count - 1) % ring.count].sequence,
+              sequence < newest else { return [] }
+        // Kept sequence numbers are consecutive, so the newest `wanted` entries are the answer.
+        let wanted = min(ring.count, newest - max(sequence, 0))
+        var result: [Entry] = []
+        result.reserveCapacity(wanted)
+        for offset in (ring.count - wanted)..<ring.count { result.append(ring[(head + offset) % ring.count]) }
+        return result[...]
     }
 
     /// Entries as JSON lines.

@@ -1,0 +1,19 @@
+import Glibc
+
+/// Nanoseconds on the monotonic clock: what every latency and duration here is measured with.
+///
+/// The loop's ``EventLoop/Clock`` has millisecond timers, which is enough to pace sends;
+/// latencies need finer resolution and must not jump when the wall clock does.
+public enum MonotonicTime {
+    /// Nanoseconds since an arbitrary fixed point (boot).
+    public static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
+    }
+
+    /// Seconds between two readings.
+    public static func seconds(from start: UInt64, to end: UInt64) -> Double {
+        end > start ? Double(end - start) / 1e9 : 0
+    }
+}

@@ -1,0 +1,161 @@
+import ChatProtocol
+import ConformanceHarness
+import Dispatch
+import Foundation
+
+/// Model mode: random histories run against fresh in-process servers and checked,
+/// after every action, against the ``ReferenceModel``.
+///
+/// A long run is cut into histories of ``Options/historyLength`` actions, each with
+/// a fresh server and a seed derived from the run's seed, so a divergence can be
+/// replayed and shrunk on its own. Histories run in parallel batches (one loop and
+/// server per history) and their results are read in order, so a seed and a number
+/// of jobs give the same run whatever the scheduling. The first divergence of each
+/// kind is shrunk and written as a scenario file that `mockchat test` replays.
+public struct ModelFuzzer: Sendable {
+    public struct Options: Sendable {
+        public var seed: UInt64 = 1
+        /// Actions to run in total.
+        public var steps = 20_000
+        /// Stop starting new histories after this many seconds.
+        public var seconds: Double?
+        public var historyLength = 200
+        /// Where shrunk scenarios are written; nil writes nothing.
+        public var outputFolder: String? = "fuzz-out"
+        /// Kinds of divergence (by signature) to shrink and write; the rest are counted.
+        public var maxReports = 3
+        /// Times a history is continued past a divergence, with the action that showed
+        /// it removed, so that one frequent divergence does not hide the others.
+        public var continuations = 3
+        public var shrinkBudgetSeconds = 120.0
+        /// Histories run at once.
+        public var jobs = ProcessInfo.processInfo.activeProcessorCount
+        public var generator = HistoryGenerator.Configuration()
+        public init() {}
+    }
+
+    /// A divergence, shrunk.
+    public struct Finding: Sendable {
+        public var signature: String
+        /// The runner's message for the original history.
+        public var message: String
+        /// The runner's message for the written scenario.
+        public var shrunkMessage: String
+        public var historySeed: UInt64
+        /// Actions of the history up to the divergence, and after shrinking.
+        public var originalActions: Int
+        public var shrunkActions: Int
+        /// Steps of the written scenario.
+        public var scenarioSteps: Int
+        /// Actions run (in all histories) and seconds spent until it showed.
+        public var foundAfterSteps: Int
+        public var foundAfterSeconds: Double
+        public var shrinkSeconds: Double
+        public var shrinkTests: Int
+        /// The written scenario and where it went.
+        public var scenarioText: String
+        public var path: String?
+        /// Whether the written file, loaded back and run, fails the same way.
+        public var reproduces: Bool
+    }
+
+    public struct Report: Sendable {
+        public var seed: UInt64
+        public var steps = 0
+        public var histories = 0
+        public var divergences = 0
+        public var crashes = 0
+        public var findings: [Finding] = []
+        public var crashMessages: [String] = []
+        public var wallSeconds = 0.0
+        /// Actions run, by kind.
+        public var actionCounts: [String: Int] = [:]
+        /// Divergences, by signature.
+        public var divergencesBySignature: [String: Int] = [:]
+    }
+
+    /// A snapshot for the progress line.
+    public struct Progress: Sendable {
+        public var steps: Int
+        public var target: Int
+        public var divergences: Int
+        public var crashes: Int
+        public var elapsedSeconds: Double
+        /// True while a divergence is being shrunk.
+        public var shrinking: Bool
+    }
+
+    public var options: Options
+    public let roster: Roster
+
+    public init(options: Options, roster: Roster = .embedded()) {
+        self.options = options
+        self.roster = roster
+    }
+
+    public func run(progress: (Progress) -> Void = { _ in }) -> Report {
+        let started = DispatchTime.now()
+        func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
+        func snapshot(_ report: Report, shrinking: Bool = false) -> Progress {
+            Progress(steps: report.steps, target: options.steps, divergences: report.divergences, crashes: report.crashes,
+                     elapsedSeconds: elapsed(), shrinking: shrinking)
+        }
+        var report = Report(seed: options.seed)
+        var seeds = FuzzRandom(seed: options.seed)
+        let generator = HistoryGenerator(roster: roster, configuration: options.generator)
+        var runner = CatalogueRunner.Options()
+        runner.jobs = max(1, options.jobs)
+        var shrunkSignatures: Set<String> = []
+        var continuations: [PendingRun] = []
+        while report.steps < options.steps, options.seconds.map({ elapsed() < $0 }) ?? true {
+            // Continuations first, then new histories: enough for every worker, and no
+            // more steps than are still to run.
+            var batch = continuations
+            continuations = []
+            var allocated = report.steps + batch.reduce(0) { $0 + $1.built.actions.count - $1.verified }
+            while batch.count < runner.jobs * 2, allocated < options.steps {
+                let number = report.histories + batch.count + 1
+                let length = min(options.historyLength, options.steps - allocated)
+                let history = generator.generate(seed: seeds.fork(), length: length)
+                allocated += length
+                guard let built = try? HistoryScenario(history: history, roster: roster, id: "fuzz/history-\(number)",
+                                                       title: "fuzzed history \(number)") else { continue }
+                batch.append(PendingRun(number: number, history: history, built: built))
+            }
+            guard !batch.isEmpty else { break }
+            let results = CatalogueRunner(options: runner).run(batch.map(\.built.scenario))
+            for (run, result) in zip(batch, results) {
+                if run.verified == 0 { report.histories += 1 }
+                let actions = run.built.actions
+                switch HistoryOutcome(result, built: run.built) {
+                case .agreed:
+                    count(actions[run.verified...], into: &report)
+                case .diverged(let divergence):
+                    count(actions[run.verified...divergence.action], into: &report)
+                    report.divergences += 1
+                    report.divergencesBySignature[divergence.signature, default: 0] += 1
+                    // Each kind of divergence is shrunk once.
+                    if report.findings.count < options.maxReports, shrunkSignatures.insert(divergence.signature).inserted {
+                        progress(snapshot(report, shrinking: true))
+                        report.findings.append(shrink(run.history, built: run.built, divergence: divergence,
+                                                      number: run.number, stepsSoFar: report.steps, secondsSoFar: elapsed()))
+                    }
+                    if let next = run.continuing(after: divergence, roster: roster, limit: options.continuations) {
+                        continuations.append(next)
+                    }
+                case .crashed(let message):
+                    report.crashes += 1
+                    report.crashMessages.append("history \(run.number) (seed \(run.history.seed)): \(message)")
+                }
+                progress(snapshot(report))
+            }
+        }
+        report.wallSeconds = elapsed()
+        return report
+    }
+
+    private func count(_ actions: some Collection<FuzzAction>, into report: inout Report) {
+        report.steps += actions.count
+        for action in actions { report.actionCounts[action.kindName, default: 0] += 1 }
+    }
+}

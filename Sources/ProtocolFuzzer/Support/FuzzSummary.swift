@@ -1,0 +1,42 @@
+import Foundation
+
+/// The summary lines printed at the end of a run.
+public enum FuzzSummary {
+    public static func model(_ report: ModelFuzzer.Report) -> [String] {
+        var lines = [String(format: "model: %d steps in %d histories, %d divergences, %d crashes, %.1f s (%.0f steps/s)",
+                            report.steps, report.histories, report.divergences, report.crashes, report.wallSeconds,
+                            Double(report.steps) / max(report.wallSeconds, 0.001))]
+        for (signature, count) in report.divergencesBySignature.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(count) × \(signature)")
+        }
+        for finding in report.findings {
+            lines.append("  divergence (\(finding.signature)) after \(finding.foundAfterSteps) steps, "
+                + String(format: "%.1f s; ", finding.foundAfterSeconds)
+                + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
+                + "(\(finding.scenarioSteps) scenario steps, \(finding.shrinkTests) runs, "
+                + String(format: "%.1f s)", finding.shrinkSeconds))
+            lines.append("    " + (finding.path.map { "written to \($0)" } ?? "not written")
+                + (finding.reproduces ? "; replays with the same failure" : "; WARNING: the written file does not fail the same way"))
+            for line in finding.message.split(separator: "\n").prefix(4) { lines.append("    | " + line.prefix(200)) }
+        }
+        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
+        return lines
+    }
+
+    public static func wire(_ report: WireFuzzer.Report) -> [String] {
+        var lines = [String(format: "wire: %d inputs on %d connections, %d divergences, %d crashes, %.1f s (%.0f inputs/s)",
+                            report.inputs, report.connections, report.divergences, report.crashes, report.wallSeconds,
+                            Double(report.inputs) / max(report.wallSeconds, 0.001))]
+        var stages: [String: (inputs: Int, kinds: Int)] = [:]
+        for (label, count) in report.inputsByKind {
+            let stage = String(label.prefix { $0 != "/" })
+            stages[stage, default: (0, 0)].inputs += count
+            stages[stage, default: (0, 0)].kinds += 1
+        }
+        let parts = stages.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.inputs) (\($0.value.kinds) kinds)" }
+        if !parts.isEmpty { lines.append("  inputs: " + parts.joined(separator: ", ")) }
+        for finding in report.findings.prefix(10) { lines.append("  divergence: " + finding.prefix(400)) }
+        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
+        return lines
+    }
+}

@@ -1,0 +1,79 @@
+/// One client WebSocket frame as the wire fuzzer builds it, well-formed or not
+/// (RFC 6455 §5.2): every header field can be set to any value, and the length in
+/// the header can differ from the payload that follows.
+struct FrameSpec: Sendable, Equatable {
+    /// How the payload length is written.
+    enum LengthForm: Sendable, Equatable {
+        /// 7 bits, 16 bits or 64 bits, whichever is the shortest (the only valid form).
+        case minimal
+        /// Always the 16-bit form (126).
+        case sixteen
+        /// Always the 64-bit form (127).
+        case sixtyFour
+    }
+
+    var fin = true
+    /// RSV1-3 as the low three bits.
+    var rsv: UInt8 = 0
+    /// 4 bits: 0 continuation, 1 text, 2 binary, 8 close, 9 ping, 10 pong.
+    var opcode: UInt8
+    var masked = true
+    var payload: [UInt8]
+    /// The length written in the header; nil writes the payload's.
+    var declaredLength: UInt64?
+    var lengthForm = LengthForm.minimal
+
+    /// The frame's bytes, masked with `mask` when ``masked``.
+    func encoded(mask: UInt32) -> [UInt8] {
+        var bytes: [UInt8] = [(fin ? 0x80 : 0) | ((rsv & 0x7) << 4) | (opcode & 0xF)]
+        let length = declaredLength ?? UInt64(payload.count)
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        let form: LengthForm = lengthForm == .minimal ? (length < 126 ? .minimal : length < 65_536 ? .sixteen : .sixtyFour)
+                                                      : lengthForm
+        switch form {
+        case .minimal:
+            bytes.append(maskBit | UInt8(length))
+        case .sixteen:
+            bytes.append(maskBit | 126)
+            bytes += [UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
+        case .sixtyFour:
+            bytes.append(maskBit | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt64(shift))) }
+        }
+        guard masked else { return bytes + payload }
+        let key = [UInt8(truncatingIfNeeded: mask >> 24), UInt8(truncatingIfNeeded: mask >> 16),
+                   UInt8(truncatingIfNeeded: mask >> 8), UInt8(truncatingIfNeeded: mask)]
+        bytes += key
+        let start = bytes.count
+        bytes += payload
+        Self.applyMask(key, to: &bytes, from: start)
+        return bytes
+    }
+
+    /// XORs `bytes[start...]` with the 4-byte key, eight bytes at a time (payloads
+    /// reach 64 KiB, and the fuzzer runs as a debug build in CI).
+    private static func applyMask(_ key: [UInt8], to bytes: inout [UInt8], from start: Int) {
+        let count = bytes.count - start
+        var wide: UInt64 = 0
+        withUnsafeMutableBytes(of: &wide) { for index in 0..<8 { $0[index] = key[index & 3] } }
+        bytes.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress?.advanced(by: start) else { return }
+            var offset = 0
+            while offset + 8 <= count {
+                let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                base.storeBytes(of: word ^ wide, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < count {
+                base.storeBytes(of: base.load(fromByteOffset: offset, as: UInt8.self) ^ key[offset & 3],
+                                toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+        }
+    }
+
+    /// A close frame's payload: the code, big-endian, then the reason.
+    static func closePayload(code: UInt16, reason: [UInt8] = []) -> [UInt8] {
+        [UInt8(code >> 8), UInt8(code & 0xFF)] + reason
+    }
+}

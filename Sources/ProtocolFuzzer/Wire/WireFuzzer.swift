@@ -1,0 +1,234 @@
+import Dispatch
+import EventLoop
+import Foundation
+import Synchronization
+
+/// Wire mode: malformed handshakes and frames, random and mutated requests and junk
+/// bytes, some delivered one byte at a time. Each input must get its documented
+/// answer (an HTTP status, a close code, an error reply on a connection that stays
+/// open), and every ``Options/healthEvery`` inputs a control client must still get
+/// its ping answered, with no connection leaked.
+///
+/// Inputs are spread over ``Options/jobs`` workers, each with its own loop, server and
+/// control client: input N goes to worker N mod jobs. Every input has its own seed,
+/// derived from the run's seed and N, so the same seed and job count give the same
+/// run, and input N's bytes are the same whatever `--inputs` says.
+public struct WireFuzzer: Sendable {
+    public struct Options: Sendable {
+        public var seed: UInt64 = 1
+        public var inputs = 100_000
+        /// Stop after this many seconds.
+        public var seconds: Double?
+        /// Workers, each with its own server.
+        public var jobs = ProcessInfo.processInfo.activeProcessorCount
+        /// Inputs (per worker) between two health checks.
+        public var healthEvery = 500
+        /// Share of inputs sent one byte per write.
+        public var oneByteShare = 0.02
+        /// Share of incomplete handshakes left to the 10 s handshake deadline.
+        public var deadlineShare = 0.1
+        /// Weights of the stages: handshake, frames, message.
+        public var handshakeWeight = 20, framesWeight = 20, messageWeight = 60
+        public init() {}
+    }
+
+    public struct Report: Sendable {
+        public var seed: UInt64
+        public var inputs = 0
+        public var connections = 0
+        public var divergences = 0
+        public var crashes = 0
+        public var wallSeconds = 0.0
+        /// Inputs run, by the generator's label.
+        public var inputsByKind: [String: Int] = [:]
+        /// One line per kind of divergence (its first occurrence), with a count.
+        public var findings: [String] = []
+        public var crashMessages: [String] = []
+    }
+
+    public struct Progress: Sendable {
+        public var inputs: Int
+        public var target: Int
+        public var divergences: Int
+        public var crashes: Int
+        public var elapsedSeconds: Double
+    }
+
+    /// What one worker found.
+    private struct Partial: Sendable {
+        var inputs = 0
+        var connections = 0
+        var divergences = 0
+        var inputsByKind: [String: Int] = [:]
+        /// Per kind of divergence: the first input showing it, its description, how many.
+        var findings: [String: (index: Int, line: String, count: Int)] = [:]
+        var crashMessages: [String] = []
+    }
+
+    public var options: Options
+    public let roster: Roster
+
+    public init(options: Options, roster: Roster = .embedded()) {
+        self.options = options
+        self.roster = roster
+    }
+
+    /// The seed of input `index` of a run.
+    public static func inputSeed(_ seed: UInt64, index: Int) -> UInt64 {
+        var mixer = SplitMix64(seed: seed ^ (UInt64(bitPattern: Int64(index)) &* 0xD1B5_4A32_D192_ED03))
+        return mixer.next()
+    }
+
+    /// Input `index` of the run with this seed: its label and bytes.
+    public func input(index: Int) -> (label: String, bytes: [UInt8]) {
+        var random = FuzzRandom(seed: Self.inputSeed(options.seed, index: index))
+        let input = make(&random)
+        return (input.label, input.bytes)
+    }
+
+    public func run(progress: @Sendable (Progress) -> Void = { _ in }) -> Report {
+        let started = DispatchTime.now()
+        let jobs = max(1, min(options.jobs, options.inputs))
+        let shared = Mutex((inputs: 0, divergences: 0, crashes: 0))
+        let partials = Mutex([Partial](repeating: Partial(), count: jobs))
+        DispatchQueue.concurrentPerform(iterations: jobs) { worker in
+            let partial = runWorker(worker, of: jobs, started: started) { inputs, divergences, crashes in
+                let totals = shared.withLock { totals in
+                    totals.inputs += inputs
+                    totals.divergences += divergences
+                    totals.crashes += crashes
+                    return totals
+                }
+                progress(Progress(inputs: totals.inputs, target: options.inputs, divergences: totals.divergences,
+                                  crashes: totals.crashes, elapsedSeconds: Self.seconds(since: started)))
+            }
+            partials.withLock { $0[worker] = partial }
+        }
+        var report = Report(seed: options.seed)
+        var findings: [String: (index: Int, line: String, count: Int)] = [:]
+        for partial in partials.withLock({ $0 }) {
+            report.inputs += partial.inputs
+            report.connections += partial.connections
+            report.divergences += partial.divergences
+            report.crashes += partial.crashMessages.count
+            report.crashMessages += partial.crashMessages
+            report.inputsByKind.merge(partial.inputsByKind, uniquingKeysWith: +)
+            for (key, entry) in partial.findings {
+                if let known = findings[key] {
+                    findings[key] = known.index < entry.index ? (known.index, known.line, known.count + entry.count)
+                                                              : (entry.index, entry.line, known.count + entry.count)
+                } else {
+                    findings[key] = entry
+                }
+            }
+        }
+        report.findings = findings.values.sorted { $0.index < $1.index }.map { $0.count > 1 ? "\($0.count) × \($0.line)" : $0.line }
+        report.wallSeconds = Self.seconds(since: started)
+        progress(Progress(inputs: report.inputs, target: options.inputs, divergences: report.divergences,
+                          crashes: report.crashes, elapsedSeconds: report.wallSeconds))
+        return report
+    }
+
+    /// Runs inputs `worker`, `worker + jobs`, ... on a server of its own.
+    private func runWorker(_ worker: Int, of jobs: Int, started: DispatchTime,
+                           tally: (_ inputs: Int, _ divergences: Int, _ crashes: Int) -> Void) -> Partial {
+        var partial = Partial()
+        let runner: WireRunner
+        do {
+            runner = try WireRunner(seed: Self.inputSeed(options.seed, index: -1 - worker), roster: roster)
+        } catch {
+            partial.crashMessages.append("worker \(worker) cannot start a server: \(error)")
+            tally(0, 0, 1)
+            return partial
+        }
+        defer { runner.shutdown() }
+        if let failure = runner.startControl() {
+            partial.crashMessages.append("worker \(worker): \(failure)")
+            tally(0, 0, 1)
+            return partial
+        }
+        var pending = (inputs: 0, divergences: 0)
+        var index = worker
+        while index < options.inputs, options.seconds.map({ Self.seconds(since: started) < $0 }) ?? true {
+            var random = FuzzRandom(seed: Self.inputSeed(options.seed, index: index))
+            let input = make(&random)
+            let deadlineTest = input.expectation == .silence && random.chance(options.deadlineShare)
+            let problems = runner.run(input, deadlineTest: deadlineTest)
+            partial.inputs += 1
+            pending.inputs += 1
+            partial.inputsByKind[input.label, default: 0] += 1
+            if !problems.isEmpty {
+                partial.divergences += 1
+                pending.divergences += 1
+                let key = input.label + " " + Self.kind(of: problems[0])
+                if let known = partial.findings[key] {
+                    partial.findings[key] = (known.index, known.line, known.count + 1)
+                } else {
+                    let line = "input \(index) (\(input.label)\(input.oneByteAtATime ? ", one byte at a time" : "")): "
+                        + problems.joined(separator: "; ") + "; sent " + Self.escape(input.bytes)
+                    partial.findings[key] = (index, line, 1)
+                }
+            }
+            if partial.inputs % options.healthEvery == 0, let failure = runner.healthCheck() {
+                partial.crashMessages.append("after input \(index) (\(input.label)): \(failure)")
+                tally(pending.inputs, pending.divergences, 1)
+                return partial
+            }
+            if pending.inputs == 64 {
+                tally(pending.inputs, pending.divergences, 0)
+                pending = (0, 0)
+            }
+            index += jobs
+        }
+        if let failure = runner.healthCheck() {
+            partial.crashMessages.append("worker \(worker) at the end: \(failure)")
+            tally(pending.inputs, pending.divergences, 1)
+        } else {
+            tally(pending.inputs, pending.divergences, 0)
+        }
+        partial.connections = runner.connections
+        return partial
+    }
+
+    /// Picks a stage, then an input of that stage.
+    func make(_ random: inout FuzzRandom) -> WireInput {
+        var input: WireInput
+        switch random.weighted([(0, options.handshakeWeight), (1, options.framesWeight), (2, options.messageWeight)]) {
+        case 0:
+            var generator = HandshakeGenerator()
+            input = generator.generate(&random)
+        case 1:
+            var generator = FrameGenerator()
+            input = generator.generate(&random)
+        default:
+            var generator = MessageGenerator()
+            input = generator.generate(&random)
+        }
+        if input.bytes.count <= 600, random.chance(options.oneByteShare) { input.oneByteAtATime = true }
+        return input
+    }
+
+    private static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+
+    /// A problem's text without the details that vary from input to input.
+    private static func kind(of problem: String) -> String {
+        String(problem.prefix { $0 != "," && $0 != ":" }.prefix(48))
+    }
+
+    /// Bytes as text with escapes, cut to a readable length.
+    static func escape(_ bytes: [UInt8]) -> String {
+        var text = ""
+        for byte in bytes.prefix(160) {
+            switch byte {
+            case 0x0A: text += "\\n"
+            case 0x0D: text += "\\r"
+            case 0x5C: text += "\\\\"
+            case 0x20..<0x7F: text += String(UnicodeScalar(byte))
+            default: text += String(format: "\\x%02x", byte)
+            }
+        }
+        return bytes.count > 160 ? text + "... (\(bytes.count) bytes)" : text
+    }
+}

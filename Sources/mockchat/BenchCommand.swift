@@ -1,0 +1,244 @@
+import ArgumentParser
+import EventLoop
+import Foundation
+import LoadGenerator
+
+/// `mockchat bench`: a load generator for a running server, on its own loop and process.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Load a running server and report latency, throughput, memory and presence delivery.",
+        discussion: """
+            Each mode prints a text report (and with --json a JSON one). Give --server-pid
+            for the server's CPU time per message and its memory. docs/BENCHMARKS.md
+            explains the method and the comparison script.
+            """,
+        subcommands: [BenchPing.self, BenchIdle.self, BenchPresence.self, BenchStartup.self])
+}
+
+/// Options every bench mode takes.
+struct BenchCommonOptions: ParsableArguments {
+    @Option(help: "The server, HOST:PORT on loopback.")
+    var server = "127.0.0.1:8080"
+
+    @Option(help: "The server's process id, for its CPU time and memory.")
+    var serverPid: Int32?
+
+    @Option(help: "Comma-separated local addresses to bind connections to, e.g. 127.0.0.2,127.0.0.3.")
+    var sources: String?
+
+    @Option(help: "The app's auth key for logins.")
+    var authKey = "mockchat-dev-key"
+
+    @Option(help: "Also write the report as JSON to this file ('-' prints JSON instead of text).")
+    var json: String?
+
+    @Flag(help: "No progress line on stderr.")
+    var noProgress = false
+
+    func target() throws -> BenchTarget {
+        guard let colon = server.lastIndex(of: ":"), let port = Int(server[server.index(after: colon)...]) else {
+            throw ValidationError("--server must be HOST:PORT")
+        }
+        let host = String(server[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let address = SocketAddress(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+        guard address.isLoopback else { throw ValidationError("the load generator only targets loopback addresses") }
+        var target = BenchTarget(address: address)
+        target.serverPID = serverPid
+        target.authKey = authKey
+        target.showProgress = !noProgress
+        if let sources {
+            target.sourceHosts = sources.split(separator: ",").map { String($0) }
+            guard target.sourceHosts.allSatisfy({ SocketAddress(host: $0, port: 0).isLoopback }) else {
+                throw ValidationError("--sources must be loopback addresses")
+            }
+        }
+        return target
+    }
+
+    /// Runs `body` on a fresh loop with the limits raised, prints the report, and fails
+    /// the command when the run did not complete.
+    func run(_ body: (EventLoop, BenchTarget) throws -> BenchReport) throws {
+        FileDescriptorLimit.raiseToHardLimit()
+        signal(SIGPIPE, SIG_IGN)
+        let target = try target()
+        let loop = try EventLoop()
+        let report: BenchReport
+        do {
+            report = try body(loop, target)
+        } catch {
+            loop.shutdown()
+            throw error
+        }
+        loop.shutdown()
+        if json == "-" {
+            print(report.jsonText)
+        } else {
+            print(report.text, terminator: "")
+            if let json { try (report.jsonText + "\n").write(toFile: json, atomically: true, encoding: .utf8) }
+        }
+        if !report.completed { throw ExitCode(1) }
+    }
+}
+
+struct BenchPing: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ping",
+        abstract: "Ping latency at a constant rate (open loop), or the most pings answered (closed loop, --rate 0).")
+
+    @OptionGroup var common: BenchCommonOptions
+
+    @Option(help: "Connections.")
+    var connections = 100
+
+    @Option(help: "Pings per second over all connections; 0 runs the closed loop.")
+    var rate: Double = 10_000
+
+    @Option(help: "Closed loop: pings in flight per connection.")
+    var pipeline = 1
+
+    @Option(help: "Measured seconds.")
+    var duration: Double = 10
+
+    @Option(help: "Seconds of load before measuring.")
+    var warmup: Double = 2
+
+    @Option(help: "The user the connections log in as (desktop devices).")
+    var uid = "alice"
+
+    func run() throws {
+        var options = PingBench.Options()
+        options.connections = connections
+        options.rate = rate
+        options.pipeline = max(1, pipeline)
+        options.duration = duration
+        options.warmup = warmup
+        options.uid = uid
+        try common.run { loop, target in PingBench(loop: loop, target: target, options: options).run() }
+    }
+}
+
+struct BenchIdle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle",
+        abstract: "Ramp up logged-in idle connections; report the server's memory per connection and the login rate.")
+
+    @OptionGroup var common: BenchCommonOptions
+
+    @Option(help: "Connections in total.")
+    var connections = 1_000
+
+    @Option(help: "Generator processes to split the connections over (each may hold only its open-file limit).")
+    var processes = 1
+
+    @Option(help: "Seconds to hold the connections before reading the server's memory.")
+    var hold: Double = 3
+
+    @Option(help: "Comma-separated users the connections log in as, in turn (desktop devices).")
+    var uids = "alice,bob,carol,dave,erin,frank,grace,heidi,ivan,judy,mallory,peggy,trent"
+
+    @Option(help: "Connections connecting at once.")
+    var connectConcurrency = 256
+
+    @Option(help: "Seconds between keep-alive pings on each held connection.")
+    var keepalive: Double = 15
+
+    @Option(help: "Number of the first connection (device ids); set by the coordinating process.")
+    var firstIndex = 0
+
+    @Flag(help: "Run as one worker of a multi-process ramp (prints one JSON line, holds until SIGTERM).")
+    var worker = false
+
+    func run() throws {
+        var options = IdleBench.Options()
+        options.worker.connections = connections
+        options.worker.uids = uids.split(separator: ",").map { String($0) }
+        options.worker.connectConcurrency = connectConcurrency
+        options.worker.keepalive = keepalive
+        options.worker.firstIndex = firstIndex
+        options.processes = processes
+        options.hold = hold
+        if worker {
+            try runWorker(options.worker)
+            return
+        }
+        try common.run { loop, target in IdleBench(loop: loop, target: target, options: options).run() }
+    }
+
+    /// One worker process: ramp, report on stdout, hold until told to stop.
+    private func runWorker(_ options: IdleWorker.Options) throws {
+        FileDescriptorLimit.raiseToHardLimit()
+        signal(SIGPIPE, SIG_IGN)
+        let target = try common.target()
+        let loop = try EventLoop()
+        let worker = IdleWorker(loop: loop, target: target, options: options)
+        var stopRequested = false
+        let signals = SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT]) { _ in
+            stopRequested = true
+            loop.stop()
+        }
+        worker.start(progress: ProgressLine(enabled: false)) { outcome in
+            FileHandle.standardOutput.write(Data((outcome.jsonLine + "\n").utf8))
+        }
+        while !stopRequested { loop.run() }
+        signals.close()
+        worker.closeAll()
+        loop.shutdown()
+    }
+}
+
+struct BenchPresence: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presence",
+        abstract: "Presence fan-out: subscribers of all users while users go online and offline; events per second and events lost.")
+
+    @OptionGroup var common: BenchCommonOptions
+
+    @Option(help: "Subscriber connections (one watcher user, desktop devices).")
+    var subscribers = 1_000
+
+    @Option(help: "Users going online and offline in turn.")
+    var users = 64
+
+    @Option(help: "Transitions (online or offline) per second.")
+    var churn: Double = 250
+
+    @Option(help: "Seconds of churn.")
+    var duration: Double = 10
+
+    @Flag(inversion: .prefixedNo, help: "Load the run's own users with POST /control/fixtures first (skip for servers that take any uid).")
+    var loadFixtures = true
+
+    func run() throws {
+        var options = PresenceBench.Options()
+        options.subscribers = subscribers
+        options.users = max(1, users)
+        options.churn = churn
+        options.duration = duration
+        options.loadFixtures = loadFixtures
+        try common.run { loop, target in PresenceBench(loop: loop, target: target, options: options).run() }
+    }
+}
+
+struct BenchStartup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "startup",
+        abstract: "Time from exec of a server command to its first successful login.",
+        discussion: "Example: mockchat bench startup -- .build/release/mockchat serve --port {port}")
+
+    @OptionGroup var common: BenchCommonOptions
+
+    @Option(help: "Runs.")
+    var repeats = 5
+
+    @Argument(parsing: .captureForPassthrough, help: "The server command; {port} is replaced by a free port.")
+    var command: [String] = []
+
+    func run() throws {
+        var options = StartupBench.Options()
+        options.command = command.first == "--" ? Array(command.dropFirst()) : command
+        options.repeats = max(1, repeats)
+        guard !options.command.isEmpty else { throw ValidationError("give the server command after --") }
+        try common.run { loop, target in StartupBench(loop: loop, target: target, options: options).run() }
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import ProtocolFuzzer
+
+/// `mockchat fuzz`: seeded, reproducible fuzzing of the server.
+struct FuzzCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuzz",
+        abstract: "Fuzz the server: random histories against a reference model, and malformed wire input.",
+        discussion: """
+            model: random histories of logins, reconnects, device conflicts, drops, quiet
+            periods, faults and settings changes over several users and devices, each run
+            against a fresh in-process server and checked after every step against an
+            independent reference model. A divergence is shrunk to a minimal history and
+            written to --out as a scenario that `mockchat test FILE` replays.
+
+            wire: malformed handshakes and frames, random and mutated JSON, junk bytes,
+            sometimes delivered one byte at a time. Each must get its documented answer,
+            and a control client must stay served.
+
+            The same seed and --jobs give the same run. A progress line goes to stderr; the
+            summary ends with the seed. Exit status 1 on any divergence or crash (a server
+            that stops answering its control client). The server runs in this process, so
+            a fatal error ends the run; the seed is printed first so it can be repeated.
+            """)
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case model, wire, both
+    }
+
+    @Option(help: "model, wire or both.")
+    var mode: Mode = .both
+
+    @Option(help: "Seed of the run (default: from the clock, printed at the start and in the summary).")
+    var seed: UInt64?
+
+    @Option(help: "Model-mode actions to run (default 20000, or no limit with --seconds).")
+    var steps: Int?
+
+    @Option(help: "Wire-mode inputs to send (default 100000, or no limit with --seconds).")
+    var inputs: Int?
+
+    @Option(help: "Stop after this many seconds (shared by the modes with --mode both).")
+    var seconds: Double?
+
+    @Option(help: "Folder for shrunk scenarios.")
+    var out: String = "fuzz-out"
+
+    @Option(help: "Actions per model history (a fresh server each).")
+    var historyLength: Int = 200
+
+    @Option(help: "Model histories run at once, and wire workers (default: the number of cores).")
+    var jobs: Int?
+
+    func run() throws {
+        let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
+        let started = Date()
+        let progress = ProgressLine()
+        progress.note("mockchat fuzz: mode \(mode.rawValue), seed \(seed)")
+        var lines: [String] = []
+        var failed = false
+        var modelReport: ModelFuzzer.Report?
+        var wireReport: WireFuzzer.Report?
+
+        if mode != .wire {
+            var options = ModelFuzzer.Options()
+            options.seed = seed
+            options.steps = steps ?? (seconds == nil ? 20_000 : Int.max)
+            options.seconds = seconds.map { mode == .both ? $0 / 2 : $0 }
+            options.historyLength = max(1, historyLength)
+            options.outputFolder = out
+            if let jobs { options.jobs = max(1, jobs) }
+            let report = ModelFuzzer(options: options).run { snapshot in
+                let rate = Double(snapshot.steps) / max(snapshot.elapsedSeconds, 0.001)
+                let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
+                progress.update(String(format: "model: %d%@ steps, %.0f steps/s, %d divergences, %d crashes%@",
+                                       snapshot.steps, target, rate, snapshot.divergences, snapshot.crashes,
+                                       snapshot.shrinking ? " (shrinking)" : ""))
+            }
+            progress.finish()
+            modelReport = report
+            failed = failed || report.divergences > 0 || report.crashes > 0
+        }
+        if mode != .model {
+            var options = WireFuzzer.Options()
+            options.seed = seed
+            options.inputs = inputs ?? (seconds == nil ? 100_000 : Int.max)
+            if let seconds { options.seconds = max(1, seconds - Date().timeIntervalSince(started)) }
+            if let jobs { options.jobs = max(1, jobs) }
+            let report = WireFuzzer(options: options).run { snapshot in
+                let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
+                let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
+                progress.update(String(format: "wire: %d%@ inputs, %.0f inputs/s, %d divergences, %d crashes",
+                                       snapshot.inputs, target, rate, snapshot.divergences, snapshot.crashes))
+            }
+            progress.finish()
+            wireReport = report
+            failed = failed || report.divergences > 0 || report.crashes > 0
+        }
+
+        if let report = modelReport { lines += FuzzSummary.model(report) }
+        if let report = wireReport { lines += FuzzSummary.wire(report) }
+        lines.append(String(format: "fuzz: %@, %.1f s wall time, seed %llu", failed ? "FAILED" : "passed",
+                            Date().timeIntervalSince(started), seed))
+        print(lines.joined(separator: "\n"))
+        if failed { throw ExitCode(1) }
+    }
+}
