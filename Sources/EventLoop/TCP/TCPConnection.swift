@@ -120,9 +120,13 @@ public final class TCPConnection: HandleOwner {
     func flushPendingOutput() {
         isWaitingForFlush = false
         guard !pendingOutput.isEmpty else { return }
-        let bytes = pendingOutput
-        pendingOutput = []
-        if state == .open { writeNow(bytes) }
+        if state == .open { writeNow(pendingOutput) }
+        // Keep a small buffer for the next turn; let a large one go.
+        if pendingOutput.capacity > 4096 {
+            pendingOutput = []
+        } else {
+            pendingOutput.removeAll(keepingCapacity: true)
+        }
     }
 
     private func writeNow(_ bytes: some Collection<UInt8>) {

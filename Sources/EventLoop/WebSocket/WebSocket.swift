@@ -232,6 +232,15 @@ public final class WebSocket {
 
     private func queue(opcode: UInt8, _ bytes: some Collection<UInt8>) {
         guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
+        if !isClient, opcode == 1, wslay_event_get_queued_msg_count(context) == 0,
+           wslay_event_get_write_enabled(context) != 0 {
+            // With nothing queued in wslay, the frame it would build (one unmasked,
+            // unfragmented frame) is appended here directly: the same bytes without
+            // wslay's copy of the message.
+            appendServerFrame(opcode: opcode, bytes)
+            flush()
+            return
+        }
         let status: Int32 = bytes.withContiguousStorageIfAvailable { buffer in
             var message = wslay_event_msg(opcode: opcode, msg: buffer.baseAddress, msg_length: buffer.count)
             return wslay_event_queue_msg(context, &message)
@@ -240,6 +249,25 @@ public final class WebSocket {
             return wslay_event_queue_msg(context, &message)
         }
         if status == 0 { flush() }
+    }
+
+    /// Appends one unmasked frame with FIN set (RFC 6455, section 5.2) to `output`.
+    private func appendServerFrame(opcode: UInt8, _ bytes: some Collection<UInt8>) {
+        let count = bytes.count
+        output.append(0x80 | opcode)
+        if count < 126 {
+            output.append(UInt8(count))
+        } else if count <= 0xFFFF {
+            output.append(126)
+            output.append(UInt8(count >> 8))
+            output.append(UInt8(count & 0xFF))
+        } else {
+            output.append(127)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                output.append(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift)))
+            }
+        }
+        output.append(contentsOf: bytes)
     }
 
     private func receive(into buffer: UnsafeMutablePointer<UInt8>?, length: Int) -> Int {
