@@ -56,6 +56,7 @@ public final class TrafficLedger {
     func unregister(_ connection: TCPConnection) {
         guard let pair = connection.endpoints, endpoints[pair] === connection else { return }
         endpoints[pair] = nil
+        writeOffUndelivered(connection)
         if awaitingAccept.remove(pair) != nil {
             // Never accepted: nobody in-process will read what it wrote.
             bytesRead += connection.bytesSentToPeer
@@ -64,6 +65,9 @@ public final class TrafficLedger {
         guard let peer = endpoints[pair.reversed] else { return }
         bytesRead += peer.bytesSentToPeer - connection.bytesReadFromPeer
         peer.bytesSentToPeer = connection.bytesReadFromPeer
+        // Writes still queued when a connection closes are cancelled; the peer learns
+        // at its end of stream how much really arrived.
+        peer.bytesExpectedFromClosedPeer = connection.bytesSentToPeer
         if !peer.awaitingEndOfStream {
             peer.awaitingEndOfStream = true
             began()
@@ -88,9 +92,22 @@ public final class TrafficLedger {
 
     /// The peer's end of stream (or a reset) reached `connection`.
     func observedEndOfStream(_ connection: TCPConnection) {
+        writeOffUndelivered(connection)
         guard connection.awaitingEndOfStream else { return }
         connection.awaitingEndOfStream = false
         ended()
+    }
+
+    /// After the peer closed, whatever it sent that has not arrived by the end of the
+    /// stream never will: count it as read so the ledger balances.
+    private func writeOffUndelivered(_ connection: TCPConnection) {
+        guard let expected = connection.bytesExpectedFromClosedPeer else { return }
+        connection.bytesExpectedFromClosedPeer = nil
+        let missing = expected - connection.bytesReadFromPeer
+        if missing > 0 {
+            bytesRead += missing
+            connection.bytesReadFromPeer = expected
+        }
     }
 
     private func isAwaitingAccept(_ connection: TCPConnection) -> Bool {

@@ -30,6 +30,7 @@ public final class TCPConnection: HandleOwner {
     var bytesSentToPeer = 0
     var bytesReadFromPeer = 0
     var awaitingEndOfStream = false
+    var bytesExpectedFromClosedPeer: Int?
     var endpoints: EndpointPair? {
         guard let localAddress, let remoteAddress else { return nil }
         return EndpointPair(local: localAddress, remote: remoteAddress)
