@@ -180,6 +180,18 @@ struct BenchIdle: ParsableCommand {
         worker.start(progress: ProgressLine(enabled: false)) { outcome in
             FileHandle.standardOutput.write(Data((outcome.jsonLine + "\n").utf8))
         }
+        // Never outlive the coordinating process, nor hold for more than ten minutes.
+        let parent = getppid()
+        let started = MonotonicTime.now()
+        func watchParent() {
+            if getppid() != parent || MonotonicTime.seconds(from: started, to: MonotonicTime.now()) > 600 {
+                stopRequested = true
+                loop.stop()
+                return
+            }
+            loop.clock.schedule(after: 500) { watchParent() }
+        }
+        watchParent()
         while !stopRequested { loop.run() }
         signals.close()
         worker.closeAll()

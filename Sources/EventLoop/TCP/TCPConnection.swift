@@ -117,6 +117,12 @@ public final class TCPConnection: HandleOwner {
         if pendingOutput.count >= Self.coalesceLimit { flushPendingOutput() }
     }
 
+    /// Hands what is pending to the kernel now instead of at the end of the turn: for a
+    /// reply that should not wait for the rest of the turn's work.
+    public func writePending() {
+        flushPendingOutput()
+    }
+
     /// Hands what is pending to the kernel (called at the end of the loop turn).
     func flushPendingOutput() {
         isWaitingForFlush = false
