@@ -3,7 +3,7 @@ SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios fixtures \
-	fuzz-targets fuzz-run test-asan test-tsan
+	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare
 
 bootstrap:
 	@scripts/bootstrap
@@ -49,8 +49,6 @@ test-asan: bootstrap
 test-tsan: bootstrap
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-.PHONY: bench-smoke bench-compare
-
 ## A few seconds of every `mockchat bench` mode against a fresh server (works or not; no timing bound).
 bench-smoke: build
 	MOCKCHAT=$(MOCKCHAT) scripts/bench-smoke
@@ -61,6 +59,5 @@ bench-compare: bootstrap
 	scripts/bench-compare $(BENCH_ARGS)
 
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs.
-.PHONY: fuzz-smoke
 fuzz-smoke: build
 	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out

@@ -64,26 +64,6 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
         case .invalidCursor: "The cursor is not valid"
         }
     }
-
-    /// Where the code is defined: a seed file and section, or "project".
-    public var source: String {
-        switch self {
-        case .alreadyConnected, .pingNotAvailable, .webSocketError, .noInternet:
-            "000_b8b030ded7652e86.txt, Common Error Codes"
-        case .notLoggedIn: "000_b8b030ded7652e86.txt and 004_376028ecd0ea17fe.txt, Common Error Codes"
-        case .uidNotFound, .invalidLimit: "004_376028ecd0ea17fe.txt, Common Error Codes"
-        case .reconnectKickRefused: "project, after 003_679c9ad3fd31654b.txt, Reconnection kick strategy"
-        default: "project"
-        }
-    }
-
-    /// Whether the code is raised by the SDK itself rather than sent by the server.
-    public var isClientSide: Bool {
-        switch self {
-        case .alreadyConnected, .pingNotAvailable, .webSocketError, .noInternet: true
-        default: false
-        }
-    }
 }
 
 /// An error as it travels: a stable code and a description for people.
@@ -100,7 +80,4 @@ public struct ChatError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.description = description
     }
-
-    /// The catalogue entry, when the code is one this project knows.
-    public var known: ErrorCode? { ErrorCode(rawValue: code) }
 }

@@ -56,13 +56,18 @@ struct BenchCommonOptions: ParsableArguments {
         return target
     }
 
-    /// Runs `body` on a fresh loop with the limits raised, prints the report, and fails
-    /// the command when the run did not complete.
-    func run(_ body: (EventLoop, BenchTarget) throws -> BenchReport) throws {
+    /// Raises the open-file limit, ignores SIGPIPE, and returns a fresh loop and the target.
+    func prepare() throws -> (EventLoop, BenchTarget) {
         FileDescriptorLimit.raiseToHardLimit()
         signal(SIGPIPE, SIG_IGN)
         let target = try target()
-        let loop = try EventLoop()
+        return (try EventLoop(), target)
+    }
+
+    /// Runs `body` on a fresh loop with the limits raised, prints the report, and fails
+    /// the command when the run did not complete.
+    func run(_ body: (EventLoop, BenchTarget) throws -> BenchReport) throws {
+        let (loop, target) = try prepare()
         let report: BenchReport
         do {
             report = try body(loop, target)
@@ -167,10 +172,7 @@ struct BenchIdle: ParsableCommand {
 
     /// One worker process: ramp, report on stdout, hold until told to stop.
     private func runWorker(_ options: IdleWorker.Options) throws {
-        FileDescriptorLimit.raiseToHardLimit()
-        signal(SIGPIPE, SIG_IGN)
-        let target = try common.target()
-        let loop = try EventLoop()
+        let (loop, target) = try common.prepare()
         let worker = IdleWorker(loop: loop, target: target, options: options)
         var stopRequested = false
         let signals = SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT]) { _ in
@@ -247,6 +249,8 @@ struct BenchStartup: ParsableCommand {
     var command: [String] = []
 
     func run() throws {
+        // Everything after `startup` is passed through, `--help` included.
+        if ["--help", "-h"].contains(command.first) { throw CleanExit.helpRequest(self) }
         var options = StartupBench.Options()
         options.command = command.first == "--" ? Array(command.dropFirst()) : command
         options.repeats = max(1, repeats)

@@ -78,7 +78,7 @@ private struct ParseFailed: Error {}
     #expect(response.headerValues("sec-websocket-accept") == [sampleAccept])
 
     let split = upgradeRequest(replacing: ["Connection": "keep-alive"], adding: [("Connection", " upgrade ")])
-    #expect(rejectionStatus(WebSocketHandshake.evaluate(split)) == nil)
+    if case .accept = WebSocketHandshake.evaluate(split) {} else { Issue.record("split Connection not accepted") }
     let listedUpgrade = upgradeRequest(replacing: ["Upgrade": "h2c, websocket"])
     if case .accept = WebSocketHandshake.evaluate(listedUpgrade) {} else { Issue.record("Upgrade list not accepted") }
 }

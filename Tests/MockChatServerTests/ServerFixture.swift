@@ -274,7 +274,7 @@ final class RawConnection {
 
     /// Server frames after the HTTP head (servers never mask).
     var frames: [WebSocketFrame] {
-        guard let end = HTTPReply.headEnd(received) else { return [] }
+        guard let end = HTTPResponse.headEnd(received) else { return [] }
         return WebSocketFrame.decode(received[(end + 4)...])
     }
 }
@@ -286,7 +286,7 @@ struct HTTPReply {
     var body: [UInt8]
 
     init?(_ bytes: [UInt8]) {
-        guard let end = Self.headEnd(bytes) else { return nil }
+        guard let end = HTTPResponse.headEnd(bytes) else { return nil }
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = lines[0].split(separator: " ")
         guard statusLine.count >= 2, statusLine[0] == "HTTP/1.1", let status = Int(statusLine[1]) else { return nil }
@@ -307,15 +307,6 @@ struct HTTPReply {
 
     var json: JSONValue? { try? JSONParser.parse(body) }
 
-    /// The offset of the blank line that ends the head.
-    static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4)
-        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index
-        }
-        return nil
-    }
 }
 
 /// One WebSocket frame, for tests that speak the protocol by hand.
@@ -329,21 +320,6 @@ struct WebSocketFrame: Equatable {
     var closeCode: UInt16? {
         guard opcode == 8, payload.count >= 2 else { return nil }
         return UInt16(payload[0]) << 8 | UInt16(payload[1])
-    }
-
-    /// A final, masked client frame.
-    static func masked(text: String, mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]) -> [UInt8] {
-        let payload = Array(text.utf8)
-        var bytes: [UInt8] = [0x81]
-        if payload.count < 126 {
-            bytes.append(0x80 | UInt8(payload.count))
-        } else {
-            precondition(payload.count <= 0xFFFF)
-            bytes += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
-        }
-        bytes += mask
-        for (index, byte) in payload.enumerated() { bytes.append(byte ^ mask[index % 4]) }
-        return bytes
     }
 
     /// Complete unmasked frames at the start of `bytes`; a trailing partial frame is ignored.

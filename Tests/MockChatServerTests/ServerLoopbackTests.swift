@@ -45,7 +45,7 @@ import Testing
         let watcher = try f.loggedIn("bob", device: "bob-laptop")
         let raw = try f.rawConnect()
         let login = #"{"id":"L1","op":"login","uid":"alice","authKey":"mockchat-dev-key","deviceId":"raw","platform":"web"}"#
-        raw.write(Array(handshakeRequest().utf8) + WebSocketFrame.masked(text: login))
+        raw.write(Array(handshakeRequest().utf8) + ClientFrame.text(login))
         #expect(f.loop.run(timeout: 5) { !raw.frames.isEmpty })
         let head = try #require(HTTPReply(raw.received))
         #expect(head.status == 101)

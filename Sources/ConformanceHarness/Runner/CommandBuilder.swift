@@ -81,13 +81,7 @@ enum CommandBuilder {
                 guard let flag = value.boolValue else { throw ScenarioError("reconnectKickEnable is a boolean") }
                 settings.reconnectKickEnable = flag
             case "presence":
-                switch value {
-                case .string("all"): settings.presence = .allUsers
-                case .string("friends"): settings.presence = .friends
-                case .string("none"): settings.presence = .none
-                case .array(let roles): settings.presence = .roles(roles.compactMap(\.stringValue))
-                default: throw ScenarioError("presence is all, friends, none or a list of roles")
-                }
+                settings.presence = try presence(value)
             case "region":
                 settings.region = value.stringValue ?? settings.region
             case "deviceId":
@@ -102,5 +96,16 @@ enum CommandBuilder {
             }
         }
         return settings
+    }
+
+    /// A scenario's `presence: all | friends | none | [roles]` (for `init` and wire `login`).
+    static func presence(_ value: JSONValue) throws(ScenarioError) -> PresenceSubscription {
+        switch value {
+        case .string("all"): .allUsers
+        case .string("friends"): .friends
+        case .string("none"): PresenceSubscription.none
+        case .array(let roles): .roles(roles.compactMap(\.stringValue))
+        default: throw ScenarioError("presence is all, friends, none or a list of roles")
+        }
     }
 }

@@ -45,8 +45,4 @@ extension ScenarioSession {
     func observations(of client: SDKClient) -> [Observation] {
         client.log.compactMap(Observation.init)
     }
-
-    func lastSeenText(now: Double, lastActiveAt: Double) -> String {
-        SDKStateMachine.lastSeenText(now: Instant(seconds: now), lastActiveAt: lastActiveAt)
-    }
 }

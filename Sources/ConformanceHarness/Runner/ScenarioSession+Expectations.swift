@@ -37,7 +37,7 @@ extension ScenarioSession {
             guard case .success(.user(let user))? = try lastResult(name) else {
                 return "the last call did not return a user"
             }
-            let text = lastSeenText(now: loop.clock.now.seconds, lastActiveAt: user.lastActiveAt)
+            let text = SDKStateMachine.lastSeenText(now: loop.clock.now, lastActiveAt: user.lastActiveAt)
             return same(text, expected)
         default:
             throw ScenarioError("unknown client property '\(expectation.property)'")
@@ -146,9 +146,6 @@ extension ScenarioSession {
     // MARK: Server
 
     private func evaluateServer(_ property: String, _ expected: JSONValue) throws(ScenarioError) -> String? {
-        // The trace grows with the scenario; only the checks that read it pay for it.
-        let needsTrace = property == "closed" || property == "sent" || property == "received"
-        let trace = needsTrace ? try server.trace() : []
         switch property {
         case "online":
             let reply = try server.control(method: "GET", path: "/control/presence", body: .null)
@@ -159,7 +156,7 @@ extension ScenarioSession {
             if let uid = expected["uid"]?.stringValue { sessions = sessions.filter { $0["uid"]?.stringValue == uid } }
             return same(Int64(sessions.count), expected["count"] ?? expected)
         case "closed":
-            return try matchTrace(trace.filter { $0["kind"]?.stringValue == "close" && $0["code"] != nil }, expected) { entry, key, value in
+            return try matchTrace(try serverTrace().filter { $0["kind"]?.stringValue == "close" && $0["code"] != nil }, expected) { entry, key, value in
                 switch key {
                 case "code": entry["code"] == value
                 case "uid": entry["uid"] == value
@@ -168,7 +165,7 @@ extension ScenarioSession {
                 }
             }
         case "sent":
-            return try matchTrace(trace.filter { $0["kind"]?.stringValue == "out" }, expected) { entry, key, value in
+            return try matchTrace(try serverTrace().filter { $0["kind"]?.stringValue == "out" }, expected) { entry, key, value in
                 switch key {
                 case "to": entry["uid"] == value
                 case "event": entry["frame"]?["event"] == value
@@ -178,7 +175,7 @@ extension ScenarioSession {
                 }
             }
         case "received":
-            return try matchTrace(trace.filter { $0["kind"]?.stringValue == "in" }, expected) { entry, key, value in
+            return try matchTrace(try serverTrace().filter { $0["kind"]?.stringValue == "in" }, expected) { entry, key, value in
                 switch key {
                 case "from": entry["uid"] == value
                 case "op": entry["frame"]?["op"] == value

@@ -16,6 +16,8 @@ final class ScenarioSession {
     private var devices: [String: CommandBuilder.Device] = [:]
     private var lastCalls: [String: CallID] = [:]
     private var profiles: [String: Profile] = [:]
+    /// The server trace, read once per `expect` step by the checks that need it.
+    private var stepTrace: [JSONValue]?
 
     init(scenario: Scenario, loop: EventLoop, server: ServerUnderTest, seed: UInt64, profilesFolder: String) {
         self.scenario = scenario
@@ -68,6 +70,8 @@ final class ScenarioSession {
                 throw ScenarioError("control \(method) \(path) answered \(reply.status), expected \(expectStatus): \(reply.body)")
             }
         case .expect(let expectations, let negated):
+            stepTrace = nil
+            defer { stepTrace = nil }
             for expectation in expectations {
                 let outcome = try evaluate(expectation)
                 if negated, outcome == nil {
@@ -119,6 +123,15 @@ final class ScenarioSession {
         } catch {
             throw ScenarioError("cannot load profile '\(name)': \(error)")
         }
+    }
+
+    /// The server trace, fetched at most once per `expect` step (it grows with the
+    /// scenario; only the checks that read it pay for it).
+    func serverTrace() throws(ScenarioError) -> [JSONValue] {
+        if let stepTrace { return stepTrace }
+        let trace = try server.trace()
+        stepTrace = trace
+        return trace
     }
 
     /// The server trace as JSON lines.

@@ -62,16 +62,7 @@ final class WireClient {
         switch method {
         case "login":
             let uid = arguments.stringValue ?? arguments["uid"]?.stringValue
-            var presence = PresenceSubscription.allUsers
-            if let raw = arguments["presence"] {
-                switch raw {
-                case .string("all"): presence = .allUsers
-                case .string("friends"): presence = .friends
-                case .string("none"): presence = .none
-                case .array(let roles): presence = .roles(roles.compactMap(\.stringValue))
-                default: throw ScenarioError("presence is all, friends, none or a list of roles")
-                }
-            }
+            let presence = try arguments["presence"].map(CommandBuilder.presence) ?? .allUsers
             let platform = arguments["platform"]?.stringValue.flatMap(Platform.init(rawValue:)) ?? .mobile
             return .login(LoginRequest(
                 uid: uid, authKey: arguments["authKey"]?.stringValue ?? CommandBuilder.defaultAuthKey,

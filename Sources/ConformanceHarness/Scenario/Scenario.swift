@@ -36,12 +36,6 @@ public struct Scenario: Sendable {
 
 /// One line of a scenario.
 public struct Step: Sendable {
-    public init(number: Int, action: StepAction, text: String) {
-        self.number = number
-        self.action = action
-        self.text = text
-    }
-
     /// 1-based position in the file's `steps`.
     public var number: Int
     public var action: StepAction
@@ -68,12 +62,6 @@ public enum StepAction: Sendable {
 
 /// `subject.property: value`, e.g. `a.status: connected` or `server.online: [alice]`.
 public struct Expectation: Sendable {
-    public init(subject: String, property: String, value: JSONValue) {
-        self.subject = subject
-        self.property = property
-        self.value = value
-    }
-
     public var subject: String
     public var property: String
     public var value: JSONValue

@@ -59,7 +59,7 @@ public enum ScenarioLoader {
         var steps: [Step] = []
         for (index, raw) in rawSteps.enumerated() {
             do throws(ScenarioError) {
-                steps.append(Step(number: index + 1, action: try parseStep(raw), text: raw.description))
+                steps.append(try step(raw, number: index + 1))
             } catch {
                 throw ScenarioError("step \(index + 1) (\(raw.description.prefix(120))): \(error.description)")
             }

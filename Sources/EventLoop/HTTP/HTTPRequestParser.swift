@@ -55,9 +55,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// Consumes `bytes`.
     public mutating func feed(_ bytes: [UInt8]) -> Result {
-        guard !isFinished else { return reuseFailure() }
-        buffer.append(contentsOf: bytes)
-        return advance()
+        bytes.withUnsafeBytes { feed($0) }
     }
 
     private var isFinished: Bool {
@@ -180,8 +178,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// Decides how the body is framed (RFC 9112 section 6).
     private mutating func endOfHead() -> Result? {
-        let names = headers.map(\.name)
-        if names.contains(where: { httpASCIIEqualsIgnoringCase($0, "Transfer-Encoding") }) {
+        if headers.contains(where: { httpASCIIEqualsIgnoringCase($0.name, "Transfer-Encoding") }) {
             return fail(501, "Transfer-Encoding is not supported")
         }
         let lengths = headers.filter { httpASCIIEqualsIgnoringCase($0.name, "Content-Length") }.map(\.value)

@@ -246,7 +246,7 @@ public final class TCPConnection: HandleOwner {
     // MARK: internals
 
     func didConnect() {
-        // As on accepted connections: without it, a second small write that follows
+        // Connected and accepted alike: without it, a second small write that follows
         // one the peer has not answered waits for a delayed ACK (about 40 ms).
         uv_tcp_nodelay(handle, 1)
         localAddress = Self.address(of: handle, peer: false)
@@ -289,7 +289,7 @@ public final class TCPConnection: HandleOwner {
         onClosed?()
     }
 
-    private static func address(of handle: UnsafeMutablePointer<uv_tcp_t>, peer: Bool) -> SocketAddress? {
+    static func address(of handle: UnsafeMutablePointer<uv_tcp_t>, peer: Bool) -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = Int32(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutablePointer(to: &storage) { pointer in

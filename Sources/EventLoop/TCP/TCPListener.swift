@@ -37,12 +37,7 @@ public final class TCPListener: HandleOwner {
             close()
             throw error
         }
-        var storage = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getsockname(handle, $0, &length) }
-        }
-        if let bound = withUnsafePointer(to: &storage, { SocketAddress($0) }) { self.address = bound }
+        if let bound = TCPConnection.address(of: handle, peer: false) { self.address = bound }
         loop.traffic.listening(on: self.address.port)
     }
 
@@ -74,7 +69,6 @@ public final class TCPListener: HandleOwner {
             connection.close()
             return
         }
-        uv_tcp_nodelay(connection.handle, 1)
         connection.didConnect()
         onAccept(connection)
         connection.resumeReading()

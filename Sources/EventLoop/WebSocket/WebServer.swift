@@ -82,31 +82,32 @@ public final class WebServer {
 
     private func handle(_ request: HTTPRequest, remainder: [UInt8], on connection: TCPConnection) {
         connection.onRead = nil
+        let switching: HTTPResponse?
         switch WebSocketHandshake.evaluate(request, limits: configuration.limits) {
         case .reject(let response):
             reply(response, on: connection)
-        case .notUpgrade:
-            switch route(request, false, connection.remoteAddress) {
-            case .respond(let response): reply(response, on: connection)
-            case .drop: connection.reset()
-            case .upgrade: reply(.rejection(status: 426, "this endpoint speaks WebSocket only\n"), on: connection)
+            return
+        case .notUpgrade: switching = nil
+        case .accept(let response): switching = response
+        }
+        switch route(request, switching != nil, connection.remoteAddress) {
+        case .respond(let response):
+            reply(response, on: connection)
+        case .drop:
+            connection.reset()
+        case .upgrade(let attach):
+            guard let switching else {
+                reply(.rejection(status: 426, "this endpoint speaks WebSocket only\n"), on: connection)
+                return
             }
-        case .accept(let switching):
-            switch route(request, true, connection.remoteAddress) {
-            case .respond(let response):
-                reply(response, on: connection)
-            case .drop:
-                connection.reset()
-            case .upgrade(let attach):
-                connection.write(switching.serialized())
-                let onClosed = connection.onClosed
-                let socket = WebSocket(connection: connection, role: .server,
-                                       configuration: configuration.webSocket)
-                let socketClosed = connection.onClosed
-                connection.onClosed = { onClosed?(); socketClosed?() }
-                attach(socket)
-                if !remainder.isEmpty { remainder.withUnsafeBytes { socket.feed($0) } }
-            }
+            connection.write(switching.serialized())
+            let onClosed = connection.onClosed
+            let socket = WebSocket(connection: connection, role: .server,
+                                   configuration: configuration.webSocket)
+            let socketClosed = connection.onClosed
+            connection.onClosed = { onClosed?(); socketClosed?() }
+            attach(socket)
+            if !remainder.isEmpty { remainder.withUnsafeBytes { socket.feed($0) } }
         }
     }
 

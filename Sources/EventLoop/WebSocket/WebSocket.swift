@@ -82,8 +82,10 @@ public final class WebSocket {
                 initialBytes: [UInt8] = []) {
         self.connection = connection
         self.configuration = configuration
-        if case .client(let seed) = role { masks = SplitMix64(seed: seed) } else { masks = SplitMix64(seed: 0) }
-        if case .client = role { isClient = true } else { isClient = false }
+        switch role {
+        case .server: (masks, isClient) = (SplitMix64(seed: 0), false)
+        case .client(let seed): (masks, isClient) = (SplitMix64(seed: seed), true)
+        }
         var callbacks = wslay_event_callbacks(
             recv_callback: { _, buffer, length, _, userData in
                 WebSocket.from(userData).receive(into: buffer, length: length)
@@ -241,13 +243,11 @@ public final class WebSocket {
             flush()
             return
         }
-        let status: Int32 = bytes.withContiguousStorageIfAvailable { buffer in
-            var message = wslay_event_msg(opcode: opcode, msg: buffer.baseAddress, msg_length: buffer.count)
-            return wslay_event_queue_msg(context, &message)
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
+        func enqueue(_ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
             var message = wslay_event_msg(opcode: opcode, msg: buffer.baseAddress, msg_length: buffer.count)
             return wslay_event_queue_msg(context, &message)
         }
+        let status = bytes.withContiguousStorageIfAvailable(enqueue) ?? Array(bytes).withUnsafeBufferPointer(enqueue)
         if status == 0 { flush() }
     }
 

@@ -53,7 +53,7 @@ public enum WebSocketClient {
         connection.onEnd = { _ in fail(.closed) }
         connection.onRead = { bytes in
             received.append(contentsOf: bytes)
-            guard let end = headEnd(received) else {
+            guard let end = HTTPResponse.headEnd(received) else {
                 if received.count > 16 * 1024 { fail(.invalidResponse("response head too large")) }
                 return
             }
@@ -75,14 +75,5 @@ public enum WebSocketClient {
                                    configuration: configuration, initialBytes: Array(received[(end + 4)...]))
             completion(.success(socket))
         }
-    }
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4)
-        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index
-        }
-        return nil
     }
 }

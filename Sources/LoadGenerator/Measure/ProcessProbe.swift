@@ -13,9 +13,6 @@ public struct ProcessProbe: Sendable {
     /// The probe of this very process.
     public static var current: ProcessProbe { ProcessProbe(pid: getpid()) }
 
-    /// Whether the process exists.
-    public var isAlive: Bool { kill(pid, 0) == 0 }
-
     /// Resident set size in bytes (`VmRSS`).
     public func residentBytes() -> Int? {
         guard let status = Self.read("/proc/\(pid)/status") else { return nil }

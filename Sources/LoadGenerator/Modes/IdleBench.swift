@@ -82,8 +82,7 @@ public final class IdleBench {
         var failures: [String: Int] = [:]
         for outcome in outcomes { failures.merge(outcome.failures, uniquingKeysWith: +) }
         if !failures.isEmpty {
-            notes.append("failed logins: " + failures.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
-                .joined(separator: ", "))
+            notes.append("failed logins: " + LoginRamp.describe(failures))
         }
         let started = outcomes.map(\.startedAt).min() ?? 0
         let finished = outcomes.map(\.finishedAt).max() ?? 0

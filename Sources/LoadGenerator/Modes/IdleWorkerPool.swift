@@ -58,7 +58,7 @@ final class IdleWorkerPool {
         let deadline = Date().addingTimeInterval(120 + Double(total) / 200)
         for (index, child) in children.enumerated() {
             guard let line = Self.readLine(child.output.fileHandleForReading.fileDescriptor, until: deadline),
-                  let outcome = Self.decode(line) else {
+                  let outcome = IdleWorker.Outcome(jsonLine: line) else {
                 result.problems.append("worker \(index) did not report its ramp in time")
                 continue
             }
@@ -93,25 +93,15 @@ final class IdleWorkerPool {
         }
         return nil
     }
-
-    /// The line a worker prints when its ramp is over.
-    static func encode(_ outcome: IdleWorker.Outcome) -> String {
-        outcome.jsonLine
-    }
-
-    static func decode(_ line: String) -> IdleWorker.Outcome? {
-        IdleWorker.Outcome(jsonLine: line)
-    }
 }
 
 extension IdleWorker.Outcome {
     /// The one line a worker process prints when its ramp is over.
     public var jsonLine: String {
-        let outcome = self
-        let failures = JSONObject(outcome.failures.sorted { $0.key < $1.key }.map { ($0.key, .integer(Int64($0.value))) })
+        let failures = JSONObject(failures.sorted { $0.key < $1.key }.map { ($0.key, .integer(Int64($0.value))) })
         return JSONValue.object(JSONObject([
-            ("loggedIn", .integer(Int64(outcome.loggedIn))), ("failed", .integer(Int64(outcome.failed))),
-            ("startedAt", .integer(Int64(outcome.startedAt))), ("finishedAt", .integer(Int64(outcome.finishedAt))),
+            ("loggedIn", .integer(Int64(loggedIn))), ("failed", .integer(Int64(failed))),
+            ("startedAt", .integer(Int64(startedAt))), ("finishedAt", .integer(Int64(finishedAt))),
             ("failures", .object(failures)),
         ])).serialized()
     }

@@ -35,9 +35,6 @@ final class LoginRamp {
 
     var resolvedCount: Int { loggedInCount + failedCount }
 
-    /// Seconds from the first connect to the last login.
-    var seconds: Double { MonotonicTime.seconds(from: startedAt, to: finishedAt) }
-
     /// Starts the ramp; `done` runs once on the loop.
     func start(timeout: Double, done: @escaping () -> Void) {
         onDone = done
@@ -97,6 +94,11 @@ final class LoginRamp {
         } else {
             launch()
         }
+    }
+
+    /// Failure reasons with their counts, sorted, for a report note: `reason (count), …`.
+    static func describe(_ failures: [String: Int]) -> String {
+        failures.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
     }
 
     private func finish() {

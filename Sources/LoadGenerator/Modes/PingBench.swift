@@ -230,8 +230,7 @@ public final class PingBench {
         let openLoop = options.rate > 0
         var notes: [String] = []
         if ramp.failedCount > 0 {
-            notes.append("\(ramp.failedCount) connections did not log in: "
-                + ramp.failures.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
+            notes.append("\(ramp.failedCount) connections did not log in: " + LoginRamp.describe(ramp.failures))
         }
         let unanswered = openLoop ? max(0, measuredSent - replies) : max(0, sent - received)
         if unanswered > 0 { notes.append("\(unanswered) pings got no reply before the drain timeout") }

@@ -275,8 +275,7 @@ public final class PresenceBench {
         var notes: [String] = []
         if let setupProblem { notes.append(setupProblem) }
         if let ramp, ramp.failedCount > 0 {
-            notes.append("\(ramp.failedCount) subscribers did not log in: "
-                + ramp.failures.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
+            notes.append("\(ramp.failedCount) subscribers did not log in: " + LoginRamp.describe(ramp.failures))
         }
         if skipped > 0 { notes.append("\(skipped) transitions were skipped: their user was still reconnecting") }
         if unexpectedCloses > 0 { notes.append("\(unexpectedCloses) connections closed unexpectedly") }

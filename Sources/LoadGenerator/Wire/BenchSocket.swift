@@ -129,7 +129,7 @@ public final class BenchSocket {
                 return
             }
             head.append(contentsOf: bytes)
-            guard let end = Self.headEnd(head) else {
+            guard let end = HTTPResponse.headEnd(head) else {
                 if head.count > 16 * 1024 {
                     finish(.failure(.rejected("response head too large")))
                     connection.close()
@@ -175,12 +175,4 @@ public final class BenchSocket {
         flush()
     }
 
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4)
-        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index
-        }
-        return nil
-    }
 }

@@ -68,15 +68,14 @@ extension ChatServer {
 
     private func parseBody(_ request: HTTPRequest) throws(ControlError) -> JSONValue {
         guard !request.body.isEmpty else { return .object(JSONObject()) }
+        let value: JSONValue
         do {
-            let value = try JSONParser.parse(request.body)
-            guard value.objectValue != nil else { throw ControlError(400, "the body must be a JSON object") }
-            return value
-        } catch let error as ControlError {
-            throw error
+            value = try JSONParser.parse(request.body)
         } catch {
             throw ControlError(400, "the body is not valid JSON: \(error)")
         }
+        guard value.objectValue != nil else { throw ControlError(400, "the body must be a JSON object") }
+        return value
     }
 
     private func loadFixtures(_ body: JSONValue) throws(ControlError) -> JSONValue {

@@ -223,22 +223,23 @@ public struct PresenceEngine: Sendable {
     /// `user.online` or `user.offline` for `uid` to every subscriber, grouped so that
     /// viewers who see the same object share one encoded frame.
     private func presenceChanged(_ uid: String) -> [EngineAction] {
-        guard let record = directory.record(uid) else { return [] }
-        var groups: [[Bool]: [ConnectionID]] = [:]
-        var order: [[Bool]] = []
+        guard let record = directory.record(uid), let base = user(uid, viewer: nil) else { return [] }
+        // Group index: 1 when `uid` has blocked the viewer, + 2 when the viewer has blocked `uid`.
+        var groups = [[ConnectionID]](repeating: [], count: 4)
+        var order: [Int] = []
         for id in sessions.keys.sorted() {
             guard let viewer = sessions[id], viewer.stage == .loggedIn, let viewerUID = viewer.uid, viewerUID != uid,
                   covers(viewer.subscription, viewer: viewerUID, record: record) else { continue }
-            let key = [directory.hasBlocked(uid, viewerUID), directory.hasBlocked(viewerUID, uid)]
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(id)
+            let key = (record.blocked.contains(viewerUID) ? 1 : 0) | (directory.hasBlocked(viewerUID, uid) ? 2 : 0)
+            if groups[key].isEmpty { order.append(key) }
+            groups[key].append(id)
         }
         let online = isOnline(uid)
-        return order.compactMap { key in
-            guard var user = user(uid, viewer: nil), let recipients = groups[key] else { return nil }
-            user.hasBlockedMe = key[0]
-            user.blockedByMe = key[1]
-            return .send(recipients, online ? .userOnline(user) : .userOffline(user))
+        return order.map { key in
+            var user = base
+            user.hasBlockedMe = key & 1 != 0
+            user.blockedByMe = key & 2 != 0
+            return .send(groups[key], online ? .userOnline(user) : .userOffline(user))
         }
     }
 

@@ -223,7 +223,9 @@ public final class ChatServer {
     }
 
     private func isBlackholed(_ id: ConnectionID) -> Bool {
-        !faults.blackholes.isEmpty && faults.isBlackholed(uid: labels[id]?.uid, deviceId: labels[id]?.deviceId)
+        guard !faults.blackholes.isEmpty else { return false }
+        let label = labels[id]
+        return faults.isBlackholed(uid: label?.uid, deviceId: label?.deviceId)
     }
 
     /// Runs `work` on the connection's socket now, or later under a delay fault; a
@@ -248,8 +250,6 @@ public final class ChatServer {
     }
 
     // MARK: Used by the control API
-
-    var socketIDs: [ConnectionID] { sockets.keys.sorted() }
 
     func socket(_ id: ConnectionID) -> WebSocket? { sockets[id] }
 

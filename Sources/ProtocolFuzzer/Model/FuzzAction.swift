@@ -27,17 +27,6 @@ public enum FuzzAction: Sendable, Equatable {
     /// `server.reset`: the starting fixtures again, every connection closed with 4009.
     case reset
 
-    /// The wire client the action speaks through, if any.
-    public var wireName: String? {
-        switch self {
-        case .connect(let name, _), .login(let name, _), .ping(let name), .logout(let name), .close(let name),
-             .drop(let name):
-            name
-        default:
-            nil
-        }
-    }
-
     /// The action's kind, for signatures and statistics.
     public var kindName: String {
         switch self {

@@ -95,7 +95,7 @@ extension ModelFuzzer {
                 finding.path = nil
             }
         }
-        finding.shrinkSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        finding.shrinkSeconds = started.elapsedSeconds
         return finding
     }
 

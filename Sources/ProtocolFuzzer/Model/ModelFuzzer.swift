@@ -95,7 +95,7 @@ public struct ModelFuzzer: Sendable {
 
     public func run(progress: (Progress) -> Void = { _ in }) -> Report {
         let started = DispatchTime.now()
-        func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
+        func elapsed() -> Double { started.elapsedSeconds }
         func snapshot(_ report: Report, shrinking: Bool = false) -> Progress {
             Progress(steps: report.steps, target: options.steps, divergences: report.divergences, crashes: report.crashes,
                      elapsedSeconds: elapsed(), shrinking: shrinking)

@@ -100,7 +100,7 @@ public struct WireFuzzer: Sendable {
                     return totals
                 }
                 progress(Progress(inputs: totals.inputs, target: options.inputs, divergences: totals.divergences,
-                                  crashes: totals.crashes, elapsedSeconds: Self.seconds(since: started)))
+                                  crashes: totals.crashes, elapsedSeconds: started.elapsedSeconds))
             }
             partials.withLock { $0[worker] = partial }
         }
@@ -123,7 +123,7 @@ public struct WireFuzzer: Sendable {
             }
         }
         report.findings = findings.values.sorted { $0.index < $1.index }.map { $0.count > 1 ? "\($0.count) × \($0.line)" : $0.line }
-        report.wallSeconds = Self.seconds(since: started)
+        report.wallSeconds = started.elapsedSeconds
         progress(Progress(inputs: report.inputs, target: options.inputs, divergences: report.divergences,
                           crashes: report.crashes, elapsedSeconds: report.wallSeconds))
         return report
@@ -149,7 +149,7 @@ public struct WireFuzzer: Sendable {
         }
         var pending = (inputs: 0, divergences: 0)
         var index = worker
-        while index < options.inputs, options.seconds.map({ Self.seconds(since: started) < $0 }) ?? true {
+        while index < options.inputs, options.seconds.map({ started.elapsedSeconds < $0 }) ?? true {
             var random = FuzzRandom(seed: Self.inputSeed(options.seed, index: index))
             let input = make(&random)
             let deadlineTest = input.expectation == .silence && random.chance(options.deadlineShare)
@@ -206,10 +206,6 @@ public struct WireFuzzer: Sendable {
         }
         if input.bytes.count <= 600, random.chance(options.oneByteShare) { input.oneByteAtATime = true }
         return input
-    }
-
-    private static func seconds(since start: DispatchTime) -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
     /// A problem's text without the details that vary from input to input.

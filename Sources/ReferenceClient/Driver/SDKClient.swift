@@ -89,9 +89,6 @@ public final class SDKClient {
     /// `getLoggedInUser()`.
     public var loggedInUser: User? { machine.loggedInUser }
 
-    /// A copy of the state machine, for inspection.
-    public var stateMachine: SDKStateMachine { machine }
-
     /// Drops the socket and cancels every timer, before the loop shuts down.
     public func shutdown() {
         for entry in timers.values { loop.clock.cancel(entry.id) }

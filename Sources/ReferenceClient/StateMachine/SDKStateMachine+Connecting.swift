@@ -15,6 +15,11 @@ extension SDKStateMachine {
     mutating func startRound(reconnect: Bool) {
         failures = 0
         cancelTimer(.backoff)
+        attempt(reconnect: reconnect)
+    }
+
+    /// Opens a socket for the next attempt, or pauses the loop when there is no network.
+    mutating func attempt(reconnect: Bool) {
         if network == .down {
             enter(.paused)
         } else {

@@ -91,14 +91,7 @@ extension SDKStateMachine {
         guard armedTimers.remove(kind) != nil else { return finish() }
         switch kind {
         case .backoff:
-            if phase == .backingOff {
-                if network == .down {
-                    enter(.paused)
-                } else {
-                    emit(.openSocket)
-                    enter(.opening(reconnect: true))
-                }
-            }
+            if phase == .backingOff { attempt(reconnect: true) }
         case .keepAlive:
             if phase == .connected, heartbeatActive { sendHeartbeat() }
         case .pongTimeout:

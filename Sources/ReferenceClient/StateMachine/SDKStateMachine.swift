@@ -107,8 +107,6 @@ public struct SDKStateMachine: Sendable {
     var armedTimers: Set<TimerKind> = []
     var output: [SDKAction] = []
     var now = Instant(milliseconds: 0)
-    /// When ``status`` last changed.
-    public internal(set) var statusChangedAt: Instant?
 
     /// A machine for an app that has not called `initialize` yet.
     public init(profile: Profile) {
@@ -131,9 +129,6 @@ public struct SDKStateMachine: Sendable {
     /// Whether `initialize` has been called since launch.
     public var isInitialized: Bool { settings != nil }
 
-    /// The network condition last reported.
-    public var networkCondition: NetworkCondition { network }
-
     // MARK: Input bookkeeping
 
     mutating func begin(_ now: Instant) {
@@ -153,7 +148,6 @@ public struct SDKStateMachine: Sendable {
         let before = phase.status
         phase = next
         guard next.status != before else { return }
-        statusChangedAt = now
         let event: ConnectionEvent = switch next {
         case .kicked(let reason): .kicked(reason: reason)
         default:
