@@ -15,6 +15,8 @@ public final class EventLoop {
     public let clock: Clock
     /// Byte and request accounting used to decide when the loop has settled.
     public let traffic = TrafficLedger()
+    /// The client WebSockets on this loop, counted for settling with another process.
+    public let clientSockets = ClientSockets()
     /// Gathers per-turn writes of connections that coalesce them.
     lazy var coalescer = WriteCoalescer(loop: self)
     private var guardTimer: UnsafeMutablePointer<uv_timer_t>?
