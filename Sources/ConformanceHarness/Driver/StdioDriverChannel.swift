@@ -16,6 +16,8 @@ public final class StdioDriverChannel: DriverChannel {
     private let pid: pid_t
     private var stdinFD: Int32
     private let stderrLines: StderrTail
+    /// Signalled once the process has exited and been reaped.
+    private let exited = DispatchSemaphore(value: 0)
 
     private static let spawnLock = NSLock()
 
@@ -64,11 +66,13 @@ public final class StdioDriverChannel: DriverChannel {
         stdinFD = input[1]
         stderrLines = StderrTail(limit: Self.stderrLineCount)
         let inbox = inbox, stdoutFD = output[0], stderrFD = errors[0], tail = stderrLines, spawned = child
+        let exited = exited
         Thread.detachNewThread {
             Self.readLines(stdoutFD) { inbox.push(.message($0)) }
             close(stdoutFD)
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            exited.signal()
             inbox.push(.closed(Self.describe(exitStatus: status)))
         }
         Thread.detachNewThread {
@@ -100,14 +104,22 @@ public final class StdioDriverChannel: DriverChannel {
         return true
     }
 
+    /// Closes the driver's stdin; a driver still running 2 s later is killed.
     public func finish() {
         guard stdinFD >= 0 else { return }
         close(stdinFD)
         stdinFD = -1
+        let exited = exited, group = pid
+        Thread.detachNewThread {
+            if exited.wait(timeout: .now() + 2) == .timedOut { kill(-group, SIGKILL) }
+        }
     }
 
     public func abandon() {
-        finish()
+        if stdinFD >= 0 {
+            close(stdinFD)
+            stdinFD = -1
+        }
         kill(-pid, SIGKILL)
     }
 
