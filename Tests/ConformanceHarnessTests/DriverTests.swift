@@ -140,6 +140,27 @@ import Testing
         #expect(wrong.message?.contains("actual:   \"connected\"") == true, "\(wrong.message ?? "")")
     }
 
+    /// Real time: `advance: 1s` waits a second, and `at: 1` holds within the tolerance.
+    @Test func wallClockRunWaitsRealTime() throws {
+        var options = CatalogueRunner.Options()
+        options.wallClock = true
+        var runner = ScenarioRunner(options: options)
+        runner.profilesFolder = Package.path("Fixtures/profiles")
+        let started = Date()
+        let result = runner.run(try Package.load("Fixtures/scenarios/connection/manual-connect-starts-events.yaml"))
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+        #expect(Date().timeIntervalSince(started) >= 1)
+    }
+
+    @Test func wallClockSkipsScenariosWaitingLongerThanMaxWait() throws {
+        var options = CatalogueRunner.Options()
+        options.wallClock = true
+        options.maxWait = 5
+        let result = ScenarioRunner(options: options).run(try Package.load("Fixtures/scenarios/background/manual-dropped-at-30s.yaml"))
+        #expect(result.verdict == .skipped)
+        #expect(result.message == "needs 630.0 s of real time in wall-clock mode (more than --max-wait)")
+    }
+
     @Test func balancedNeedsEverySocketOpenAndBothCountsEqual() {
         let open = SocketCount(port: 5000, isOpen: true, sent: 2, received: 3)
         let server = SocketCount(port: 5000, isOpen: true, sent: 3, received: 2)
