@@ -57,6 +57,14 @@ import Testing
         #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
     }
 
+    @Test func resultEventArrivingWithItsPendingReplyIsKept() throws {
+        var options = CatalogueRunner.Options()
+        options.driver = .command("python3 \(Self.badDriver) pending")
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-pending.yaml")
+        let result = CatalogueRunner(options: options).run([scenario])[0]
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+    }
+
     @Test func commandThatCannotStartFailsEveryScenarioClearly() throws {
         var options = CatalogueRunner.Options()
         options.driver = .command("exec /nonexistent/driver")

@@ -18,6 +18,8 @@ public final class StdioDriverChannel: DriverChannel {
     private let stderrLines: StderrTail
     /// Signalled once the process has exited and been reaped.
     private let exited = DispatchSemaphore(value: 0)
+    /// Signalled once stderr has reached its end.
+    private let stderrEnded = DispatchSemaphore(value: 0)
 
     private static let spawnLock = NSLock()
 
@@ -66,7 +68,7 @@ public final class StdioDriverChannel: DriverChannel {
         stdinFD = input[1]
         stderrLines = StderrTail(limit: Self.stderrLineCount)
         let inbox = inbox, stdoutFD = output[0], stderrFD = errors[0], tail = stderrLines, spawned = child
-        let exited = exited
+        let exited = exited, stderrEnded = stderrEnded
         Thread.detachNewThread {
             Self.readLines(stdoutFD) { inbox.push(.message($0)) }
             close(stdoutFD)
@@ -78,6 +80,7 @@ public final class StdioDriverChannel: DriverChannel {
         Thread.detachNewThread {
             Self.readLines(stderrFD) { tail.append(String(decoding: $0, as: UTF8.self)) }
             close(stderrFD)
+            stderrEnded.signal()
         }
     }
 
@@ -85,7 +88,15 @@ public final class StdioDriverChannel: DriverChannel {
 
     public var helloTimeout: Double? { nil }
 
-    public var stderrTail: [String] { stderrLines.lines }
+    public var outlivesScenarios: Bool { false }
+
+    /// Asked for when the driver failed, after it was killed or exited: its last words may
+    /// still be on their way through the pipe, so this waits up to a second for the end
+    /// of stderr.
+    public var stderrTail: [String] {
+        if stderrEnded.wait(timeout: .now() + 1) == .success { stderrEnded.signal() }
+        return stderrLines.lines
+    }
 
     public func send(_ message: JSONValue) -> Bool {
         guard stdinFD >= 0 else { return false }
