@@ -165,7 +165,7 @@ final class RemoteServer: ServerUnderTest {
 
     /// The remote trace since the scenario began, read page by page.
     func trace() throws(ScenarioError) -> [JSONValue] {
-        let pageSize = 10_000
+        let pageSize = 2_000
         var lines: [JSONValue] = []
         var since = traceStart
         while true {

@@ -33,6 +33,8 @@ extension ChatServer {
                 if let clock { loop.clock.jump(to: clock) }
                 faults = FaultPlan()
                 trace.clear()
+                // Give the freed trace back to the system, not only to the allocator.
+                EventLoop.returnFreedMemory()
                 trace.record(.control, time: loop.clock.now, text: "reset")
                 result = ["ok": true]
             case "POST /control/fixtures":
@@ -99,7 +101,7 @@ extension ChatServer {
     }
 
     /// Default and largest number of entries in one `GET /control/trace` page.
-    static let tracePageEntries = (default: 10_000, max: 100_000)
+    static let tracePageEntries = (default: 2_000, max: 20_000)
 
     /// One page of the trace: entries after `since`, at most `limit` of them. A reply
     /// with exactly `limit` lines may have a next page, which starts after its last `seq`.
