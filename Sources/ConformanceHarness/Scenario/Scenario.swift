@@ -62,6 +62,12 @@ public enum StepAction: Sendable {
 
 /// `subject.property: value`, e.g. `a.status: connected` or `server.online: [alice]`.
 public struct Expectation: Sendable {
+    public init(subject: String, property: String, value: JSONValue) {
+        self.subject = subject
+        self.property = property
+        self.value = value
+    }
+
     public var subject: String
     public var property: String
     public var value: JSONValue
