@@ -8,11 +8,12 @@ import ReferenceClient
 /// the steps in order. The first step that fails ends the run with its message.
 public struct ScenarioRunner: Sendable {
     public var options: CatalogueRunner.Options
-    /// Where `<profile>.yaml` files live.
-    public var profilesFolder = "Fixtures/profiles"
+    /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
+    public var profilesFolder: String?
 
     public init(options: CatalogueRunner.Options) {
         self.options = options
+        profilesFolder = options.profilesFolder
     }
 
     public func run(_ scenario: Scenario) -> ScenarioResult {
@@ -33,30 +34,45 @@ public struct ScenarioRunner: Sendable {
             return result
         }
         var session: ScenarioSession?
+        var stepTimes: [(step: Int, at: Double)] = []
         do {
             let server = try makeServer(scenario, loop: loop)
             let live = ScenarioSession(scenario: scenario, loop: loop, server: server,
                                        seed: options.seed ?? scenario.seed, profilesFolder: profilesFolder)
             session = live
             for step in scenario.steps {
+                stepTimes.append((step.number, live.elapsedSeconds))
+                options.stepLog?(String(format: "%@ %8.3fs step %d: %@", scenario.id, live.elapsedSeconds, step.number,
+                                        String(step.text.prefix(160))))
                 do throws(ScenarioError) {
                     try live.perform(step)
                 } catch {
                     result.verdict = .failed
                     result.failedStep = step.number
+                    result.failedAt = live.elapsedSeconds
                     result.message = "step \(step.number): \(step.text)\n\(error.description)"
+                    options.stepLog?("\(scenario.id) step \(step.number) FAILED")
                     break
                 }
             }
         } catch {
-            result.verdict = .failed
+            result.verdict = .error
             result.message = "set-up failed: \(error)"
         }
         if let session {
-            let lines = session.traceLines()
+            let entries = (try? session.server.trace()) ?? []
+            let lines = entries.map(\.description)
             result.trace = Array(lines.joined(separator: "\n").utf8)
-            if result.verdict == .failed { result.traceTail = lines.suffix(12).map { String($0.prefix(300)) } }
+            let view = TraceView(entries: entries, origin: session.server.traceOrigin)
+            if let failedAt = result.failedAt {
+                result.traceTail = view.around(failedAt)
+                result.clientLogs = session.names.map { ($0, session.recentLog(of: $0, upTo: failedAt)) }
+            }
+            result.lanes = session.names
+            result.timeline = RunTimeline.events(view: view, session: session, steps: scenario.steps, stepTimes: stepTimes,
+                                                 failedStep: result.failedStep)
             result.virtualSeconds = session.elapsedSeconds
+            if let folder = options.traceDirectory { TraceFiles.write(scenario.id, lines: lines, session: session, to: folder) }
             session.close()
         }
         loop.shutdown()

@@ -9,17 +9,20 @@ final class ScenarioSession {
     let loop: EventLoop
     let server: ServerUnderTest
     let seed: UInt64
-    let profilesFolder: String
+    /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
+    let profilesFolder: String?
     let start: Instant
     private(set) var clients: [String: SDKClient] = [:]
     private(set) var wires: [String: WireClient] = [:]
-    private var devices: [String: CommandBuilder.Device] = [:]
+    private(set) var devices: [String: CommandBuilder.Device] = [:]
+    /// Client and wire names in order of declaration.
+    private(set) var names: [String] = []
     private var lastCalls: [String: CallID] = [:]
     private var profiles: [String: Profile] = [:]
     /// The server trace, read once per `expect` step by the checks that need it.
     private var stepTrace: [JSONValue]?
 
-    init(scenario: Scenario, loop: EventLoop, server: ServerUnderTest, seed: UInt64, profilesFolder: String) {
+    init(scenario: Scenario, loop: EventLoop, server: ServerUnderTest, seed: UInt64, profilesFolder: String?) {
         self.scenario = scenario
         self.loop = loop
         self.server = server
@@ -42,10 +45,12 @@ final class ScenarioSession {
             clients[name] = SDKClient(name: name, loop: loop, server: server.address, profile: profile,
                                       seed: seed &+ Self.stableHash(name))
             devices[name] = .init(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
+            names.append(name)
         case .wire(let name):
             guard clients[name] == nil, wires[name] == nil else { throw ScenarioError("'\(name)' already exists") }
             let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ Self.stableHash(name))
             wires[name] = wire
+            names.append(name)
             server.settle()
             guard wire.isOpen else { throw ScenarioError("wire client '\(name)' could not connect: \(wire.failure ?? "closed")") }
         case .call(let name, let method, let arguments, _) where wires[name] != nil:
@@ -72,14 +77,20 @@ final class ScenarioSession {
         case .expect(let expectations, let negated):
             stepTrace = nil
             defer { stepTrace = nil }
+            // Every assertion of the step is checked; all that fail are reported.
+            var failures: [String] = []
             for expectation in expectations {
                 let outcome = try evaluate(expectation)
                 if negated, outcome == nil {
-                    throw ScenarioError("expected NOT to hold, but it does: \(expectation.text)")
+                    failures.append("expected NOT to hold, but it does: \(expectation.text)")
                 }
                 if !negated, let mismatch = outcome {
-                    throw ScenarioError("expected: \(expectation.text)\nactual:   \(mismatch)")
+                    failures.append("expected: \(expectation.text)\nactual:   \(mismatch)")
                 }
+            }
+            if !failures.isEmpty {
+                let heading = failures.count > 1 ? "\(failures.count) of \(expectations.count) assertions failed:\n" : ""
+                throw ScenarioError(heading + failures.joined(separator: "\n"))
             }
         }
     }
@@ -117,9 +128,19 @@ final class ScenarioSession {
     private func profile(_ name: String) throws(ScenarioError) -> Profile {
         if let cached = profiles[name] { return cached }
         do {
-            let profile = try Profile.load(named: name, in: URL(fileURLWithPath: profilesFolder))
+            let profile: Profile
+            if let profilesFolder {
+                profile = try Profile.load(named: name, in: URL(fileURLWithPath: profilesFolder))
+            } else if let text = EmbeddedProfiles.files[name] {
+                profile = try Profile.decode(yaml: text, origin: "\(name).yaml (built in)")
+            } else {
+                let known = EmbeddedProfiles.files.keys.sorted()
+                throw ScenarioError("no built-in profile '\(name)'" + Suggestion.hint(for: name, among: known))
+            }
             profiles[name] = profile
             return profile
+        } catch let error as ScenarioError {
+            throw error
         } catch {
             throw ScenarioError("cannot load profile '\(name)': \(error)")
         }
@@ -132,6 +153,11 @@ final class ScenarioSession {
         let trace = try server.trace()
         stepTrace = trace
         return trace
+    }
+
+    /// The trace of this step, read as connections and scenario times.
+    func traceView() throws(ScenarioError) -> TraceView {
+        TraceView(entries: try serverTrace(), origin: server.traceOrigin)
     }
 
     /// The server trace as JSON lines.
@@ -152,5 +178,24 @@ final class ScenarioSession {
             hash &*= 0x100_0000_01b3
         }
         return hash
+    }
+}
+
+extension ScenarioSession {
+    /// A client's (or wire client's) log up to `time`, keep-alive frames left out, newest last.
+    func recentLog(of name: String, upTo time: Double, limit: Int = 10) -> [String] {
+        fullLog(of: name).filter { $0.at <= time + 0.0005 && !$0.line.contains("\"ping\"") && !$0.line.contains("\"pong\"") }
+            .suffix(limit).map { String(format: "%9.3fs ", $0.at) + String($0.line.prefix(240)) }
+    }
+
+    /// Every line of a client's log with its scenario time.
+    func fullLog(of name: String) -> [(at: Double, line: String)] {
+        if let client = clients[name] {
+            return client.log.map { (seconds($0.at), "\($0.event)") }
+        }
+        if let wire = wires[name] {
+            return wire.frames.map { (seconds($0.time), "received \($0.message.description)") }
+        }
+        return []
     }
 }

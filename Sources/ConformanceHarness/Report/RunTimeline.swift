@@ -1,0 +1,61 @@
+import ChatProtocol
+
+/// Builds the sequence diagram's rows of one run from the server trace and the steps.
+enum RunTimeline {
+    /// Frames, connection ends, faults and clock moves from the trace, plus one row per
+    /// step; each frame is placed on the lane of the client whose device it carries.
+    static func events(view: TraceView, session: ScenarioSession, steps: [Step], stepTimes: [(step: Int, at: Double)],
+                       failedStep: Int?) -> [TimelineEvent] {
+        var laneOfDevice: [String: String] = [:]
+        for name in session.names {
+            laneOfDevice[session.devices[name]?.deviceId ?? "\(name)-device"] = name
+        }
+        func lane(_ entry: JSONValue) -> String {
+            if let device = view.device(entry), let name = laneOfDevice[device] { return name }
+            return view.uid(entry) ?? entry["conn"]?.stringValue ?? "?"
+        }
+        var events: [TimelineEvent] = []
+        let texts = Dictionary(steps.map { ($0.number, $0.text) }, uniquingKeysWith: { first, _ in first })
+        for (number, at) in stepTimes {
+            events.append(TimelineEvent(at: at, lane: "steps", kind: .step,
+                                        label: "\(number): \(String((texts[number] ?? "").prefix(90)))",
+                                        failed: number == failedStep))
+        }
+        let ends = Dictionary(view.connectionEnds().map { ($0.connection, $0) }, uniquingKeysWith: { first, _ in first })
+        var ended: Set<String> = []
+        for entry in view.entries where !TraceView.isKeepAlive(entry) {
+            let at = view.time(entry)
+            switch entry["kind"]?.stringValue {
+            case "in":
+                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .request, label: summary(entry)))
+            case "out":
+                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .reply, label: summary(entry)))
+            case "close":
+                guard let connection = entry["conn"]?.stringValue, let end = ends[connection],
+                      ended.insert(connection).inserted else { continue }
+                let code = end.code == .null ? "no code" : end.code.description
+                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .close, label: "closed by \(end.by) (\(code))"))
+            case "fault":
+                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .fault, label: entry["text"]?.stringValue ?? "fault"))
+            case "control":
+                let text = entry["text"]?.stringValue ?? ""
+                if text.hasPrefix("clock") { events.append(TimelineEvent(at: at, lane: "server", kind: .clock, label: text)) }
+            default:
+                break
+            }
+        }
+        return events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    /// A short label for a frame: its op, event, error code or result kind.
+    private static func summary(_ entry: JSONValue) -> String {
+        guard let frame = entry["frame"] else { return String((entry["text"]?.stringValue ?? "").prefix(60)) }
+        if let op = frame["op"]?.stringValue { return op + (frame["uid"]?.stringValue.map { " \($0)" } ?? "") }
+        if let event = frame["event"]?.stringValue {
+            return event + (frame["user"]?["uid"]?.stringValue.map { " \($0)" } ?? "")
+        }
+        if let code = frame["error"]?["errorCode"]?.stringValue { return "error \(code)" }
+        if let result = frame["result"]?.objectValue { return "result " + result.keys.prefix(3).joined(separator: ",") }
+        return String(frame.description.prefix(60))
+    }
+}
