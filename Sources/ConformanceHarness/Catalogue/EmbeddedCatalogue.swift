@@ -434,6 +434,24 @@ steps:
   - advance: 30m
   - expect: { a.connectAttempts: { at: [0], exact: true } }
 """##),
+        ("background/services-configure-after-auto-close.yaml", ##"""
+id: background/services/configure-after-auto-close
+title: An auto-mode app that calls configureServices(.didBackground) only after the lifecycle event gets no background task, because the socket is already closed
+source: "002_61d9c21ff08c0398.txt, Step 3 (the background task keeps the connection; didBackground starts it) - order rule in docs/CONFORMANCE.md"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - expect: { a.status: connected }
+  - a.didBackground: {}
+  - a.configureServices: didBackground
+  - expect:
+      a.status: disconnected
+      a.backgroundTaskEnabled: false
+      server.closed: { uid: alice, by: client, code: 1001, at: 0, count: 1 }
+  - a.backgroundTaskEnabled: {}
+  - expect: { a.result: { flag: false } }
+"""##),
         ("background/services-configure-from-did-background.yaml", ##"""
 id: background/services/configure-in-did-background-handler
 title: A manual-mode app that only calls configureServices(.didBackground) from its background handler still gets the 30 s task
@@ -998,6 +1016,27 @@ steps:
       a.connectAttempts: { at: [0, 15], exact: true }
       server.online: [alice]
       server.received: { op: login, at: 15 }
+"""##),
+        ("connection/error-descriptions-documented.yaml", ##"""
+id: connection/errors/documented-descriptions
+title: connect() while connected and ping() in auto mode fail with the errorDescription texts 000 gives as examples
+source: "000_b8b030ded7652e86.txt, Connect to the web-socket server and Ping the server (errorDescription examples)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.connect: {}
+    expect_error: ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE
+  - expect:
+      a.result:
+        error: ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE
+        description: Web sockets connect called while web sockets are already connected
+  - a.ping: {}
+    expect_error: ERROR_PING_NOT_AVAILABLE
+  - expect:
+      a.result:
+        error: ERROR_PING_NOT_AVAILABLE
+        description: Ping function is not available when auto establish web socket is on
 """##),
         ("connection/manual-connect-before-login.yaml", ##"""
 id: connection/manual/connect-before-login
@@ -2722,6 +2761,22 @@ steps:
   - expect: { a.result: { uids: [mallory, oscar, peggy, trent], next: null } }
   - a.fetchNext: { limit: 5 }
   - expect: { a.result: { uids: [], next: null } }
+"""##),
+        ("users/status-raw-values.yaml", ##"""
+id: users/status/raw-values
+title: UserStatus carries the documented raw values - online is 0 and offline is 1
+source: "004_376028ecd0ea17fe.txt, UserStatus Enum (online = 0, offline = 1)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.getUser: bob
+  - expect: { a.result: { user.status: offline, statusValue: 1 } }
+  - client: b
+  - b.init: {}
+  - b.login: bob
+  - a.getUser: bob
+  - expect: { a.result: { user.status: online, statusValue: 0 } }
 """##),
         ("users/wire-cursor-and-limit.yaml", ##"""
 id: users/wire/invalid-cursor-and-limit
