@@ -12,7 +12,7 @@ public enum HTMLReport {
         let summary = RunSummary(results)
         var html = """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>mockchat scenarios</title>
+            <html lang="en"><head><meta charset="utf-8"/><title>mockchat scenarios</title>
             <style>\(style)</style></head><body>
             <h1>mockchat scenarios</h1>
             <p id="summary" class="\(summary.isFailure ? "failed" : "passed")">\(escape(summary.line))</p>

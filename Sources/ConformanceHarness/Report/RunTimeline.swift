@@ -4,7 +4,7 @@ import ChatProtocol
 enum RunTimeline {
     /// Frames, connection ends, faults and clock moves from the trace, plus one row per
     /// step; each frame is placed on the lane of the client whose device it carries.
-    static func events(view: TraceView, session: ScenarioSession, steps: [Step], stepTimes: [(step: Int, at: Double)],
+    static func events(view: TraceView, session: ScenarioSession, steps: [Step], stepTimes: [(step: Int, at: Double, afterSequence: Int?)],
                        failedStep: Int?) -> [TimelineEvent] {
         var laneOfDevice: [String: String] = [:]
         for name in session.names {
@@ -14,37 +14,40 @@ enum RunTimeline {
             if let device = view.device(entry), let name = laneOfDevice[device] { return name }
             return view.uid(entry) ?? entry["conn"]?.stringValue ?? "?"
         }
-        var events: [TimelineEvent] = []
+        // Sorted by time, then by trace sequence; a step sits after the entries recorded before it began.
+        var events: [(event: TimelineEvent, order: Double)] = []
         let texts = Dictionary(steps.map { ($0.number, $0.text) }, uniquingKeysWith: { first, _ in first })
-        for (number, at) in stepTimes {
-            events.append(TimelineEvent(at: at, lane: "steps", kind: .step,
-                                        label: "\(number): \(String((texts[number] ?? "").prefix(90)))",
-                                        failed: number == failedStep))
+        for (number, at, after) in stepTimes {
+            events.append((TimelineEvent(at: at, lane: "steps", kind: .step,
+                                         label: "\(number): \(String((texts[number] ?? "").prefix(90)))",
+                                         failed: number == failedStep), after.map { Double($0) + 0.5 } ?? -1))
         }
         let ends = Dictionary(view.connectionEnds().map { ($0.connection, $0) }, uniquingKeysWith: { first, _ in first })
         var ended: Set<String> = []
         for entry in view.entries where !TraceView.isKeepAlive(entry) {
             let at = view.time(entry)
+            let order = entry["seq"]?.doubleValue ?? 0
+            func add(_ event: TimelineEvent) { events.append((event, order)) }
             switch entry["kind"]?.stringValue {
             case "in":
-                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .request, label: summary(entry)))
+                add(TimelineEvent(at: at, lane: lane(entry), kind: .request, label: summary(entry)))
             case "out":
-                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .reply, label: summary(entry)))
+                add(TimelineEvent(at: at, lane: lane(entry), kind: .reply, label: summary(entry)))
             case "close":
                 guard let connection = entry["conn"]?.stringValue, let end = ends[connection],
                       ended.insert(connection).inserted else { continue }
                 let code = end.code == .null ? "no code" : end.code.description
-                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .close, label: "closed by \(end.by) (\(code))"))
+                add(TimelineEvent(at: at, lane: lane(entry), kind: .close, label: "closed by \(end.by) (\(code))"))
             case "fault":
-                events.append(TimelineEvent(at: at, lane: lane(entry), kind: .fault, label: entry["text"]?.stringValue ?? "fault"))
+                add(TimelineEvent(at: at, lane: lane(entry), kind: .fault, label: entry["text"]?.stringValue ?? "fault"))
             case "control":
                 let text = entry["text"]?.stringValue ?? ""
-                if text.hasPrefix("clock") { events.append(TimelineEvent(at: at, lane: "server", kind: .clock, label: text)) }
+                if text.hasPrefix("clock") { add(TimelineEvent(at: at, lane: "server", kind: .clock, label: text)) }
             default:
                 break
             }
         }
-        return events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        return events.sorted { ($0.event.at, $0.order) < ($1.event.at, $1.order) }.map(\.event)
     }
 
     /// A short label for a frame: its op, event, error code or result kind.

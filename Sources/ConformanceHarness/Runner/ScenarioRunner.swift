@@ -34,14 +34,14 @@ public struct ScenarioRunner: Sendable {
             return result
         }
         var session: ScenarioSession?
-        var stepTimes: [(step: Int, at: Double)] = []
+        var stepTimes: [(step: Int, at: Double, afterSequence: Int?)] = []
         do {
             let server = try makeServer(scenario, loop: loop)
             let live = ScenarioSession(scenario: scenario, loop: loop, server: server,
                                        seed: options.seed ?? scenario.seed, profilesFolder: profilesFolder)
             session = live
             for step in scenario.steps {
-                stepTimes.append((step.number, live.elapsedSeconds))
+                stepTimes.append((step.number, live.elapsedSeconds, live.lastTraceSequence))
                 options.stepLog?(String(format: "%@ %8.3fs step %d: %@", scenario.id, live.elapsedSeconds, step.number,
                                         String(step.text.prefix(160))))
                 do throws(ScenarioError) {

@@ -155,6 +155,12 @@ final class ScenarioSession {
         return trace
     }
 
+    /// The sequence number of the newest trace entry of an in-process server (cheap:
+    /// no copy); nil for an external one. Places steps among trace entries.
+    var lastTraceSequence: Int? {
+        (server as? InProcessServer)?.server.trace.entries.last?.sequence
+    }
+
     /// The trace of this step, read as connections and scenario times.
     func traceView() throws(ScenarioError) -> TraceView {
         TraceView(entries: try serverTrace(), origin: server.traceOrigin)
