@@ -8,8 +8,10 @@ public enum ConsoleReport {
         for result in results where result.isFailure || result.verdict == .expectedFailure {
             lines.append("")
             lines.append("\(label(result.verdict)) \(result.id)  (\(result.path))")
-            lines.append("  \(result.title)")
-            lines.append("  source: \(result.source)")
+            if result.verdict != .error {
+                lines.append("  \(result.title)")
+                lines.append("  source: \(result.source)")
+            }
             if let message = result.message {
                 lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)" }
             }
