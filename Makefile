@@ -2,7 +2,7 @@
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
-.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios fixtures \
+.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios fixtures \
 	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare cli-smoke html-report-check
 
 bootstrap:
@@ -36,8 +36,12 @@ cli-smoke: build
 html-report-check: build
 	MOCKCHAT=$(MOCKCHAT) scripts/html-report-check
 
+## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
+driver-scenarios: build
+	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
+
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke bench-smoke cli-smoke scenarios
+test: unit-tests protocol-smoke fuzz-smoke bench-smoke cli-smoke driver-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

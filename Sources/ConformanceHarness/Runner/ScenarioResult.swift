@@ -9,7 +9,7 @@ public struct ScenarioResult: Sendable {
         case expectedFailure = "expected-failure"
         /// Listed as a known failure but passed: the list is out of date.
         case unexpectedPass = "unexpected-pass"
-        /// The file could not be loaded (or the run could not be set up).
+        /// The file could not be loaded.
         case error
     }
 

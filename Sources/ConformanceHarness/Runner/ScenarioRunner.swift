@@ -24,10 +24,18 @@ public struct ScenarioRunner: Sendable {
             result.message = reason
             return result
         }
+        let waits = scenario.steps.reduce(Int64(0)) { total, step in
+            if case .advance(let milliseconds) = step.action { total + milliseconds } else { total }
+        }
+        if options.wallClock, Double(waits) / 1000 > options.maxWait {
+            result.verdict = .skipped
+            result.message = "needs \(Double(waits) / 1000) s of real time in wall-clock mode (more than --max-wait)"
+            return result
+        }
         let started = DispatchTime.now()
         let loop: EventLoop
         do {
-            loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
+            loop = try EventLoop(clockMode: options.wallClock ? .system : .virtual(start: .virtualEpoch))
         } catch {
             result.verdict = .failed
             result.message = "cannot create an event loop: \(error)"
@@ -35,10 +43,30 @@ public struct ScenarioRunner: Sendable {
         }
         var session: ScenarioSession?
         var stepTimes: [(step: Int, at: Double, afterSequence: Int?)] = []
+        var link: DriverLink?
         do {
             let server = try makeServer(scenario, loop: loop)
-            let live = ScenarioSession(scenario: scenario, loop: loop, server: server,
-                                       seed: options.seed ?? scenario.seed, profilesFolder: profilesFolder)
+            if let source = options.driver {
+                let driver = try DriverLink(channel: try source.channel(), loop: loop, timeout: options.driverTimeout)
+                link = driver
+                if let reason = driver.capabilities.missing(for: scenario) {
+                    driver.end()
+                    loop.shutdown()
+                    result.verdict = .skipped
+                    result.message = "\(driver.sdkDescription): \(reason)"
+                    return result
+                }
+                guard driver.capabilities.virtualTime || options.wallClock else {
+                    throw ScenarioError("driver \(driver.channel.label) does not control time (virtualTime: false); "
+                        + "run it with --wall-clock")
+                }
+                try driver.request("start", startFields(scenario, server: server, loop: loop), doing: "start")
+            }
+            let timeline = Timeline(loop: loop, server: server, driver: link, wallClock: options.wallClock,
+                                    settleTimeout: options.driverTimeout)
+            let live = ScenarioSession(scenario: scenario, timeline: timeline, seed: options.seed ?? scenario.seed,
+                                       profilesFolder: profilesFolder,
+                                       tolerance: options.wallClock ? options.tolerance : 0.001)
             session = live
             for step in scenario.steps {
                 stepTimes.append((step.number, live.elapsedSeconds, live.lastTraceSequence))
@@ -56,8 +84,9 @@ public struct ScenarioRunner: Sendable {
                 }
             }
         } catch {
-            result.verdict = .error
+            result.verdict = .failed
             result.message = "set-up failed: \(error)"
+            link?.end()
         }
         if let session {
             let entries = (try? session.server.trace()) ?? []
@@ -80,9 +109,23 @@ public struct ScenarioRunner: Sendable {
         return result
     }
 
+    /// The `start` message: the scenario, where the server listens, the app and the clock.
+    private func startFields(_ scenario: Scenario, server: ServerUnderTest, loop: EventLoop) -> [(String, JSONValue)] {
+        let address = server.address
+        let app = MockChatServer.AppSettings()
+        return [
+            ("scenario", .string(scenario.id)),
+            ("seed", .integer(Int64(bitPattern: options.seed ?? scenario.seed))),
+            ("server", ["url": .string("ws://\(address.host):\(address.port)/v1/ws"), "host": .string(address.host),
+                        "port": .integer(Int64(address.port)), "path": "/v1/ws"]),
+            ("app", ["appId": .string(app.appId), "region": .string(app.region), "authKey": .string(app.authKey)]),
+            ("clock", ["mode": options.wallClock ? "system" : "virtual", "now": .integer(loop.clock.now.milliseconds)]),
+        ]
+    }
+
     private func makeServer(_ scenario: Scenario, loop: EventLoop) throws -> ServerUnderTest {
         if let url = options.serverURL {
-            let remote = try RemoteServer(loop: loop, url: url)
+            let remote = try RemoteServer(loop: loop, url: url, wallClock: options.wallClock)
             if let app = scenario.app {
                 let reply = try remote.control(method: "POST", path: "/control/fixtures", body: ["app": app])
                 guard reply.status == 200 else { throw ScenarioError("the server refused the app settings: \(reply.body)") }

@@ -16,16 +16,16 @@ extension ScenarioSession {
         let expected = expectation.value
         switch expectation.property {
         case "status":
-            return same(client.status.rawValue, expected)
+            return same(try client.inspect().status.rawValue, expected)
         case "backgroundTaskEnabled":
-            return same(client.backgroundTaskEnabled, expected)
+            return same(try client.inspect().backgroundTaskEnabled, expected)
         case "loggedInUser":
-            return same(client.loggedInUser?.uid, expected)
+            return same(try client.inspect().loggedInUser, expected)
         case "connectionEvents":
-            let names = observations(of: client).compactMap { $0.connectionEvent }
+            let names = client.observations.compactMap { $0.connectionEvent }
             return same(names, expected)
         case "connectAttempts":
-            let times = observations(of: client).filter(\.isAttempt).map { seconds($0.time) }
+            let times = client.observations.filter(\.isAttempt).map { seconds($0.time) }
             return try matchTimes(times, expected)
         case "received":
             return try matchEvents(client, expected)
@@ -75,8 +75,8 @@ extension ScenarioSession {
 
     /// `received: {event: online|offline, uid, at, listener, count, statusValue, <user field or path>: value}`
     /// or a list of them. User fields are read from the frame as the server sent it.
-    private func matchEvents(_ client: SDKClient, _ expected: JSONValue) throws(ScenarioError) -> String? {
-        let events = observations(of: client).compactMap(\.userEvent)
+    private func matchEvents(_ client: ScenarioClient, _ expected: JSONValue) throws(ScenarioError) -> String? {
+        let events = client.observations.compactMap(\.userEvent)
         return try matchPatterns(events, expected, noun: "events", time: { seconds($0.time) }, value: { event, key in
             switch key {
             case "event": .string(event.change)
@@ -210,7 +210,10 @@ extension ScenarioSession {
     private func timeMatches(_ actual: Double, _ expected: JSONValue, tolerance: JSONValue?) -> Bool {
         if ValueMatcher.isMatcher(expected) { return ValueMatcher.matches(.double(actual), expected) }
         guard let wanted = try? ScenarioLoader.duration(expected) else { return false }
-        let slack = tolerance.flatMap { try? ScenarioLoader.duration($0) } ?? 1
+        // The run's tolerance (1 ms; in wall-clock mode the user's) unless the check
+        // gives its own; in wall-clock mode the larger of the two.
+        let base = Int64((self.tolerance * 1000).rounded())
+        let slack = tolerance.flatMap { try? ScenarioLoader.duration($0) }.map { timeline.wallClock ? max($0, base) : $0 } ?? base
         return abs(Int64((actual * 1000).rounded()) - wanted) <= slack
     }
 

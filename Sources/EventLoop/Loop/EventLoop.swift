@@ -15,6 +15,8 @@ public final class EventLoop {
     public let clock: Clock
     /// Byte and request accounting used to decide when the loop has settled.
     public let traffic = TrafficLedger()
+    /// The client WebSockets on this loop, counted for settling with another process.
+    public let clientSockets = ClientSockets()
     /// Gathers per-turn writes of connections that coalesce them.
     lazy var coalescer = WriteCoalescer(loop: self)
     private var guardTimer: UnsafeMutablePointer<uv_timer_t>?
@@ -119,20 +121,6 @@ public final class EventLoop {
     public func settle(timeout: Double = 5) -> Bool {
         poll()
         return run(timeout: timeout) { traffic.isSettled }
-    }
-
-    /// Runs the loop until nothing has been read for `quietPeriod` seconds (or
-    /// `timeout` passes). For peers outside the process, where ``settle(timeout:)``
-    /// cannot know what is in flight; it depends on wall time, so it is not exact.
-    @discardableResult
-    public func quiesce(quietPeriod: Double = 0.02, timeout: Double = 2) -> Bool {
-        let deadline = uv_hrtime() + UInt64(timeout * 1e9)
-        while uv_hrtime() < deadline {
-            let before = traffic.totalBytesRead
-            run(timeout: quietPeriod) { false }
-            if traffic.totalBytesRead == before && traffic.isSettled { return true }
-        }
-        return false
     }
 
     /// Closes every handle, runs the loop until their close callbacks have run, and

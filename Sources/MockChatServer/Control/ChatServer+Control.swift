@@ -37,6 +37,8 @@ extension ChatServer {
                 result = ["mode": .string(loop.clock.isVirtual ? "virtual" : "system"), "now": .double(loop.clock.now.seconds)]
             case "POST /control/clock/advance":
                 result = try advanceClock(body)
+            case "POST /control/settle":
+                result = settleState
             case "GET /control/connections":
                 result = ["connections": .array(engine.connections.map(Self.describe))]
             case "GET /control/presence":
@@ -64,6 +66,24 @@ extension ChatServer {
             JSONValue.object(JSONObject([("error", .string(error.message))])).serialize(into: &bytes)
             return .json(status: error.status, body: bytes)
         }
+    }
+
+    /// What `POST /control/settle` answers: the clock, the next timer, and the text
+    /// messages the server sent and received on each WebSocket session, keyed by the
+    /// client's port.
+    /// A driver or harness holding the other ends compares its own counts with these
+    /// (docs/DRIVER.md, "Settling"). The handler runs between loop callbacks, so every
+    /// message read so far has been processed and its replies are queued.
+    public var settleState: JSONValue {
+        [
+            "now": .double(loop.clock.now.seconds),
+            "nextDeadline": loop.clock.nextDeadline.map { .double($0.seconds) } ?? .null,
+            "traceSeq": .integer(Int64(trace.lastSequence)),
+            "sockets": .array(sessionCounts.map { count in
+                ["port": .integer(Int64(count.port)), "sent": .integer(Int64(count.sent)),
+                 "received": .integer(Int64(count.received))]
+            }),
+        ]
     }
 
     private func parseBody(_ request: HTTPRequest) throws(ControlError) -> JSONValue {

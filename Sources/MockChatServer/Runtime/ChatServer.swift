@@ -59,6 +59,15 @@ public final class ChatServer {
     /// Open WebSocket sessions.
     public var sessionCount: Int { sockets.count }
 
+    /// Every WebSocket session: the client's port and the text messages the server sent
+    /// and received on it.
+    public var sessionCounts: [SocketCount] {
+        sockets.values.map { socket in
+            SocketCount(port: socket.connection.remoteAddress?.port ?? 0, isOpen: true,
+                        sent: socket.textMessagesSent, received: socket.textMessagesReceived)
+        }.sorted { $0.port < $1.port }
+    }
+
     /// Connections in any stage, including HTTP requests in progress.
     public var openConnectionCount: Int { web.openConnections }
 
