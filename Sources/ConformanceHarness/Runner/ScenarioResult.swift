@@ -61,8 +61,13 @@ public struct ScenarioResult: Sendable {
 
     /// The result of a file that could not be loaded: an `error` verdict named after the file.
     public init(broken: BrokenScenario) {
+        // Named like the files around it: folder/stem (or the path below a `scenarios/` folder).
         var id = broken.path
-        if let range = id.range(of: "scenarios/", options: .backwards) { id = String(id[range.upperBound...]) }
+        if let range = id.range(of: "scenarios/", options: .backwards) {
+            id = String(id[range.upperBound...])
+        } else {
+            id = id.split(separator: "/").suffix(2).joined(separator: "/")
+        }
         for suffix in [".yaml", ".yml"] where id.hasSuffix(suffix) { id = String(id.dropLast(suffix.count)) }
         self.init(id: id, title: "(not loaded)", source: "", path: broken.path, verdict: .error,
                   message: broken.error.description)

@@ -129,7 +129,8 @@ extension ScenarioSession {
             let pattern: JSONValue = actual?.objectValue != nil && wanted.objectValue != nil && !ValueMatcher.isMatcher(wanted)
                 ? ["contains": wanted] : wanted
             if !ValueMatcher.matches(actual, pattern) {
-                return "\(key) = \(actual?.description ?? "absent") (result: \(view.description.prefix(400)))"
+                guard let actual else { return "\(key) is absent; the result is \(view.description.prefix(300))" }
+                return "\(key) = \(actual.description.prefix(300))"
             }
         }
         return nil

@@ -222,7 +222,11 @@ extension ScenarioSession {
     /// Every line of a client's log with its scenario time.
     func fullLog(of name: String) -> [(at: Double, line: String)] {
         if let local = clients[name] as? LocalClient {
-            return local.sdk.log.map { (seconds($0.at), "\($0.event)") }
+            return local.sdk.log.map { entry in
+                let text = "\(entry.event)".replacingOccurrences(of: "ReferenceClient.", with: "")
+                    .replacingOccurrences(of: "ChatProtocol.", with: "")
+                return (seconds(entry.at), text)
+            }
         }
         if let client = clients[name] {
             return client.observations.map { observation in

@@ -142,6 +142,14 @@ struct ScenarioReader {
         guard clients.contains(subject) || lenientNames else {
             throw fail("no client or wire named '\(subject)'" + hintForName(subject), path)
         }
+        // A step on its own cannot tell a client from a wire client: any known method goes.
+        if lenientNames, !clients.contains(subject) {
+            let known = Words.clientMethods + Words.wireMethods
+            guard known.contains(method) else {
+                throw fail("unknown method '\(method)'" + Suggestion.hint(for: method, among: known), path)
+            }
+            return
+        }
         guard Words.clientMethods.contains(method) else {
             throw fail("unknown client method '\(method)'" + Suggestion.hint(for: method, among: Words.clientMethods), path)
         }
@@ -198,8 +206,16 @@ struct ScenarioReader {
             (known, kind) = (Words.serverProperties, "server")
         } else if wires.contains(subject) {
             (known, kind) = (Words.wireProperties, "wire")
-        } else if clients.contains(subject) || lenientNames {
+        } else if clients.contains(subject) {
             (known, kind) = (Words.clientProperties, "client")
+        } else if lenientNames {
+            let kind = Words.wireProperties.contains(property) ? "wire" : "client"
+            let known = kind == "wire" ? Words.wireProperties : Words.clientProperties
+            guard known.contains(property) else {
+                throw fail("unknown property '\(property)'" + Suggestion.hint(for: property, among: known), path)
+            }
+            try checkValue(kind, property, expected, path: path)
+            return Expectation(subject: subject, property: property, value: expected)
         } else {
             throw fail("no client or wire named '\(subject)'" + hintForName(subject), path)
         }

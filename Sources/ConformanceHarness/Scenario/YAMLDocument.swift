@@ -14,7 +14,7 @@ enum YAMLDocument {
             switch error {
             case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
                  .composer(let context, let problem, let mark, _):
-                let detail = context.map { "\(problem) \($0.text)" } ?? problem
+                let detail = context.map { "\(problem) \($0.text) (opened at \($0.mark.line):\($0.mark.column))" } ?? problem
                 throw ScenarioError("not valid YAML: \(detail)", at: .init(line: mark.line, column: mark.column))
             default:
                 throw ScenarioError("not valid YAML: \(error)")
