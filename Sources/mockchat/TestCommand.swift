@@ -119,6 +119,7 @@ struct TestCommand: ParsableCommand {
         options.expectedFailures = plan.expectedFailures
         options.profilesFolder = profiles
         options.traceDirectory = traceDir
+        options.recordTimeline = html != nil
         if verbose { options.stepLog = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
         if let traceDir {
             try FileManager.default.createDirectory(atPath: traceDir, withIntermediateDirectories: true)

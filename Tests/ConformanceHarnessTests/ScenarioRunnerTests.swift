@@ -16,6 +16,7 @@ enum Package {
     static func runner(seed: UInt64? = nil) -> ScenarioRunner {
         var options = CatalogueRunner.Options()
         options.seed = seed
+        options.recordTimeline = true
         var runner = ScenarioRunner(options: options)
         runner.profilesFolder = path("Fixtures/profiles")
         return runner

@@ -19,6 +19,8 @@ public struct CatalogueRunner: Sendable {
         public var profilesFolder: String?
         /// Writes each scenario's full server trace and client logs here.
         public var traceDirectory: String?
+        /// Keeps each run's timeline for the HTML report's sequence diagrams.
+        public var recordTimeline = false
         /// Called with a line for each step as it runs (`--verbose`).
         public var stepLog: (@Sendable (String) -> Void)?
         /// Drive the scenarios' clients through this driver instead of the reference model.

@@ -98,8 +98,10 @@ public struct ScenarioRunner: Sendable {
                 result.clientLogs = session.names.map { ($0, session.recentLog(of: $0, upTo: failedAt)) }
             }
             result.lanes = session.names
-            result.timeline = RunTimeline.events(view: view, session: session, steps: scenario.steps, stepTimes: stepTimes,
-                                                 failedStep: result.failedStep)
+            if options.recordTimeline {
+                result.timeline = RunTimeline.events(view: view, session: session, steps: scenario.steps,
+                                                     stepTimes: stepTimes, failedStep: result.failedStep)
+            }
             result.virtualSeconds = session.elapsedSeconds
             if let folder = options.traceDirectory { TraceFiles.write(scenario.id, lines: lines, session: session, to: folder) }
             session.close()
