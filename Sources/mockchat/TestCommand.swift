@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConformanceHarness
+import EventLoop
 import Foundation
 
 /// `mockchat test`: runs scenario files and reports verdicts.
@@ -77,6 +78,9 @@ struct TestCommand: ParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        if let server, SocketAddress(server: server) == nil {
+            throw ValidationError("--server takes ws://HOST:PORT[/v1/ws] or HOST:PORT, got '\(server)'")
+        }
     }
 
     func run() throws {
