@@ -122,6 +122,7 @@ extension ScenarioSession {
         guard let result else { return "the last call has not completed" }
         guard let fields = expected.objectValue else { throw ScenarioError("result takes a mapping") }
         let view = resultView(result)
+        var mismatches: [String] = []
         for (key, wanted) in fields {
             guard let path = ValuePath(key) else { throw ScenarioError("'\(key)' is not a path") }
             let actual = path.resolve(in: view)
@@ -129,11 +130,13 @@ extension ScenarioSession {
             let pattern: JSONValue = actual?.objectValue != nil && wanted.objectValue != nil && !ValueMatcher.isMatcher(wanted)
                 ? ["contains": wanted] : wanted
             if !ValueMatcher.matches(actual, pattern) {
-                guard let actual else { return "\(key) is absent; the result is \(view.description.prefix(300))" }
-                return "\(key) = \(actual.description.prefix(300))"
+                let found = actual.map { "\($0.description.prefix(300))" } ?? "absent"
+                mismatches.append("\(key) = \(found), expected \(wanted)")
             }
         }
-        return nil
+        if mismatches.isEmpty { return nil }
+        let absent = mismatches.contains { $0.contains(" = absent,") }
+        return mismatches.joined(separator: "; ") + (absent ? " (the result is \(view.description.prefix(300)))" : "")
     }
 
     // MARK: Wire clients
