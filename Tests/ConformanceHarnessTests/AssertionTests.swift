@@ -81,6 +81,19 @@ import Testing
         #expect(try run(steps + "\n  - expect: { server.received: { from: alice, op: login } }").verdict == .failed)
     }
 
+    @Test func aRefusedLoginsCloseIsCreditedToTheUidItNamed() throws {
+        let steps = """
+              - client: a
+                device: ghost-phone
+              - a.init: {}
+              - a.login: nobody
+                expect_error: ERR_UID_NOT_FOUND
+            """
+        let holds = try run(steps + "\n  - expect: { server.closed: { uid: nobody, device: ghost-phone, by: server, count: 1 } }")
+        #expect(holds.verdict == .passed, "\(holds.message ?? "")")
+        #expect(try run(steps + "\n  - expect: { server.closed: { uid: nobody, by: client } }").verdict == .failed)
+    }
+
     @Test func resultPathsIndexTheUsersOfAPage() throws {
         let steps = """
               - client: a

@@ -15,11 +15,17 @@ struct TraceView {
     init(entries: [JSONValue], origin: Double) {
         self.entries = entries
         self.origin = origin
+        var claimed: [String: (uid: String?, device: String?)] = [:]
         for entry in entries {
             guard let connection = entry["conn"]?.stringValue else { continue }
             let uid = entry["uid"]?.stringValue, device = entry["device"]?.stringValue
             if uid != nil || device != nil, owners[connection]?.uid == nil { owners[connection] = (uid, device) }
+            // What a login frame claims, for connections the server never credited (a refused login).
+            if let frame = entry["frame"], frame["op"]?.stringValue == "login", claimed[connection] == nil {
+                claimed[connection] = (frame["uid"]?.stringValue, frame["deviceId"]?.stringValue)
+            }
         }
+        for (connection, claim) in claimed where owners[connection] == nil { owners[connection] = claim }
     }
 
     func time(_ entry: JSONValue) -> Double { (entry["t"]?.doubleValue ?? 0) - origin }
