@@ -16,11 +16,17 @@ enum RunTimeline {
         }
         // Sorted by time, then by trace sequence; a step sits after the entries recorded before it began.
         var events: [(event: TimelineEvent, order: Double)] = []
-        let texts = Dictionary(steps.map { ($0.number, $0.text) }, uniquingKeysWith: { first, _ in first })
+        let byNumber = Dictionary(steps.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         for (number, at, after) in stepTimes {
+            let order = after.map { Double($0) + 0.5 } ?? -1
             events.append((TimelineEvent(at: at, lane: "steps", kind: .step,
-                                         label: "\(number): \(String((texts[number] ?? "").prefix(90)))",
-                                         failed: number == failedStep), after.map { Double($0) + 0.5 } ?? -1))
+                                         label: "\(number): \(String((byNumber[number]?.text ?? "").prefix(90)))",
+                                         failed: number == failedStep), order))
+            // Clock jumps come from the steps: the in-process server records none.
+            if case .advance(let milliseconds)? = byNumber[number]?.action {
+                let label = String(format: "clock +%g s → %g s", Double(milliseconds) / 1000, at + Double(milliseconds) / 1000)
+                events.append((TimelineEvent(at: at, lane: "server", kind: .clock, label: label), order + 0.1))
+            }
         }
         let ends = Dictionary(view.connectionEnds().map { ($0.connection, $0) }, uniquingKeysWith: { first, _ in first })
         var ended: Set<String> = []
@@ -40,9 +46,6 @@ enum RunTimeline {
                 add(TimelineEvent(at: at, lane: lane(entry), kind: .close, label: "closed by \(end.by) (\(code))"))
             case "fault":
                 add(TimelineEvent(at: at, lane: lane(entry), kind: .fault, label: entry["text"]?.stringValue ?? "fault"))
-            case "control":
-                let text = entry["text"]?.stringValue ?? ""
-                if text.hasPrefix("clock") { add(TimelineEvent(at: at, lane: "server", kind: .clock, label: text)) }
             default:
                 break
             }

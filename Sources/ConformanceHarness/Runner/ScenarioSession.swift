@@ -215,8 +215,15 @@ final class ScenarioSession {
 extension ScenarioSession {
     /// A client's (or wire client's) log up to `time`, keep-alive frames left out, newest last.
     func recentLog(of name: String, upTo time: Double, limit: Int = 10) -> [String] {
-        fullLog(of: name).filter { $0.at <= time + 0.0005 && !$0.line.contains("\"ping\"") && !$0.line.contains("\"pong\"") }
+        fullLog(of: name).filter { $0.at <= time + 0.0005 && !Self.isKeepAlive($0.line) }
             .suffix(limit).map { String(format: "%9.3fs ", $0.at) + String($0.line.prefix(240)) }
+    }
+
+    /// A ping sent, its pong, or the keep-alive timer: the noise of a long wait.
+    static func isKeepAlive(_ line: String) -> Bool {
+        let plain = line.replacingOccurrences(of: "\\", with: "")
+        return plain.contains("\"op\":\"ping\"") || plain.contains("\"pong\":") || line.contains("keepAlive")
+            || line.contains("pongTimeout")
     }
 
     /// Every line of a client's log with its scenario time.
