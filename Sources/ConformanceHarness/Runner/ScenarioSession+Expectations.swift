@@ -9,36 +9,36 @@ import ReferenceClient
 /// match within `tolerance` (default 1 ms).
 extension ScenarioSession {
     func evaluate(_ expectation: Expectation) throws(ScenarioError) -> String? {
-        if expectation.subject == "server" { return try evaluateServer(expectation.property, expectation.value) }
-        let name = expectation.subject
-        if let wire = wires[name] { return try evaluateWire(wire, expectation.property, expectation.value) }
-        let client = try client(name)
-        let expected = expectation.value
-        switch expectation.property {
-        case "status":
-            return same(try client.inspect().status.rawValue, expected)
-        case "backgroundTaskEnabled":
-            return same(try client.inspect().backgroundTaskEnabled, expected)
-        case "loggedInUser":
-            return same(try client.inspect().loggedInUser, expected)
-        case "connectionEvents":
-            let names = client.observations.compactMap { $0.connectionEvent }
-            return same(names, expected)
-        case "connectAttempts":
-            let times = client.observations.filter(\.isAttempt).map { seconds($0.time) }
-            return try matchTimes(times, expected)
-        case "received":
-            return try matchEvents(client, expected)
-        case "result":
-            return try matchResult(try lastResult(name), expected)
-        case "lastSeenText":
-            guard case .success(.user(let user))? = try lastResult(name) else {
-                return "the last call did not return a user"
+        let name = expectation.subject, expected = expectation.value
+        switch expectation.target {
+        case .server(let property):
+            return try evaluateServer(property, expected)
+        case .wire(let property):
+            guard let wire = wires[name] else { throw ScenarioError("no wire client named '\(name)'") }
+            return try evaluateWire(wire, property, expected)
+        case .client(let property):
+            let client = try client(name)
+            switch property {
+            case .status:
+                return same(try client.inspect().status.rawValue, expected)
+            case .backgroundTaskEnabled:
+                return same(try client.inspect().backgroundTaskEnabled, expected)
+            case .loggedInUser:
+                return same(try client.inspect().loggedInUser, expected)
+            case .connectionEvents:
+                return same(client.observations.compactMap { $0.connectionEvent }, expected)
+            case .connectAttempts:
+                return try matchTimes(client.observations.filter(\.isAttempt).map { seconds($0.time) }, expected)
+            case .received:
+                return try matchEvents(client, expected)
+            case .result:
+                return try matchResult(try lastResult(name), expected)
+            case .lastSeenText:
+                guard case .success(.user(let user))? = try lastResult(name) else {
+                    return "the last call did not return a user"
+                }
+                return same(SDKStateMachine.lastSeenText(now: loop.clock.now, lastActiveAt: user.lastActiveAt), expected)
             }
-            let text = SDKStateMachine.lastSeenText(now: loop.clock.now, lastActiveAt: user.lastActiveAt)
-            return same(text, expected)
-        default:
-            throw ScenarioError("unknown client property '\(expectation.property)'")
         }
     }
 
@@ -143,37 +143,36 @@ extension ScenarioSession {
 
     /// `open: true`, `closeCode: 4001`, `frames: {path: value, count, at}` where paths
     /// reach into the frame (`event`, `user.uid`, `error.errorCode`, `result.users[0].uid`).
-    private func evaluateWire(_ wire: WireClient, _ property: String, _ expected: JSONValue) throws(ScenarioError) -> String? {
+    private func evaluateWire(_ wire: WireClient, _ property: Expectation.WireProperty,
+                              _ expected: JSONValue) throws(ScenarioError) -> String? {
         switch property {
-        case "open":
+        case .open:
             return same(wire.isOpen, expected)
-        case "closeCode":
+        case .closeCode:
             return same(wire.closeInfo?.received.map { JSONValue.integer(Int64($0)) } ?? .null, expected)
-        case "frames":
+        case .frames:
             return try matchPatterns(wire.frames, expected, noun: "frames", time: { seconds($0.time) },
                                      value: { frame, key in ValuePath(key)?.resolve(in: frame.message) },
                                      describe: { frames in
                                          "\(frames.count) frames; last: \(frames.suffix(3).map { String($0.message.description.prefix(160)) })"
                                      })
-        default:
-            throw ScenarioError("unknown wire property '\(property)' (open, closeCode, frames)")
         }
     }
 
     // MARK: Server
 
-    private func evaluateServer(_ property: String, _ expected: JSONValue) throws(ScenarioError) -> String? {
+    private func evaluateServer(_ property: Expectation.ServerProperty, _ expected: JSONValue) throws(ScenarioError) -> String? {
         switch property {
-        case "online":
+        case .online:
             let reply = try server.control(method: "GET", path: "/control/presence", body: .null)
             return same(reply.body["online"] ?? .null, expected)
-        case "connections":
+        case .connections:
             let reply = try server.control(method: "GET", path: "/control/connections", body: .null)
             var sessions = reply.body["connections"]?.arrayValue ?? []
             if let uid = expected["uid"]?.stringValue { sessions = sessions.filter { $0["uid"]?.stringValue == uid } }
             let wanted = ValueMatcher.isMatcher(expected) ? expected : (expected["count"] ?? expected)
             return same(JSONValue.integer(Int64(sessions.count)), wanted)
-        case "closed":
+        case .closed:
             let view = try traceView()
             let ends = view.connectionEnds()
             return try matchPatterns(ends, expected, noun: "connection ends", time: \.at, value: { end, key in
@@ -185,9 +184,9 @@ extension ScenarioSession {
                 default: nil
                 }
             }, describe: { ends in ends.isEmpty ? "none" : ends.map(\.json.description).joined(separator: ", ") })
-        case "sent", "received":
+        case .sent, .received:
             let view = try traceView()
-            let direction = property == "sent" ? "out" : "in"
+            let direction = property == .sent ? "out" : "in"
             let entries = view.entries.filter { $0["kind"]?.stringValue == direction }
             return try matchPatterns(entries, expected, noun: "trace entries", time: view.time, value: { entry, key in
                 switch key {
@@ -204,8 +203,6 @@ extension ScenarioSession {
                 let recent = entries.filter { !TraceView.isKeepAlive($0) }.suffix(4).map { String($0.description.prefix(200)) }
                 return "\(entries.count) candidates, last:\n          " + recent.joined(separator: "\n          ")
             })
-        default:
-            throw ScenarioError("unknown server property '\(property)' (online, connections, closed, sent, received)")
         }
     }
 

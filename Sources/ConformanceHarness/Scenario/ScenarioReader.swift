@@ -215,7 +215,7 @@ struct ScenarioReader {
                 throw fail("unknown property '\(property)'" + Suggestion.hint(for: property, among: known), path)
             }
             try checkValue(kind, property, expected, path: path)
-            return Expectation(subject: subject, property: property, value: expected)
+            return Expectation(subject: subject, target: Self.target(kind, property)!, value: expected)
         } else {
             throw fail("no client or wire named '\(subject)'" + hintForName(subject), path)
         }
@@ -223,7 +223,16 @@ struct ScenarioReader {
             throw fail("unknown \(kind) property '\(property)'" + Suggestion.hint(for: property, among: known), path)
         }
         try checkValue(kind, property, expected, path: path)
-        return Expectation(subject: subject, property: property, value: expected)
+        return Expectation(subject: subject, target: Self.target(kind, property)!, value: expected)
+    }
+
+    /// The typed target of a known property of a `client`, `wire` or `server` subject.
+    static func target(_ kind: String, _ property: String) -> Expectation.Target? {
+        switch kind {
+        case "server": Expectation.ServerProperty(rawValue: property).map(Expectation.Target.server)
+        case "wire": Expectation.WireProperty(rawValue: property).map(Expectation.Target.wire)
+        default: Expectation.ClientProperty(rawValue: property).map(Expectation.Target.client)
+        }
     }
 
     /// Checks the shape of an expected value: pattern keys, paths, matchers, durations.

@@ -16,12 +16,9 @@ enum ScenarioVocabulary {
     ]
     static let wireMethods = ["login", "ping", "logout", "getUser", "listUsers", "send", "sendText", "close", "drop"]
 
-    static let clientProperties = [
-        "status", "backgroundTaskEnabled", "loggedInUser", "connectionEvents", "connectAttempts", "received",
-        "result", "lastSeenText",
-    ]
-    static let wireProperties = ["open", "closeCode", "frames"]
-    static let serverProperties = ["online", "connections", "closed", "sent", "received"]
+    static let clientProperties = Expectation.ClientProperty.allCases.map(\.rawValue)
+    static let wireProperties = Expectation.WireProperty.allCases.map(\.rawValue)
+    static let serverProperties = Expectation.ServerProperty.allCases.map(\.rawValue)
 
     /// Fields of a user object (004 "User Object Properties").
     static let userFields = [
