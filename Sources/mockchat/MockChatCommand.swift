@@ -1,4 +1,8 @@
 import ArgumentParser
+import EventLoop
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `mockchat`: a fake chat/presence server and the conformance harness that tests
 /// SDK behaviour against it.
@@ -13,4 +17,11 @@ struct MockChatCommand: ParsableCommand {
             """,
         subcommands: [ServeCommand.self, TestCommand.self, ScenariosCommand.self, DriverCommand.self, BenchCommand.self,
                       FuzzCommand.self])
+
+    static func main() {
+        // `serve` ends on SIGINT/SIGTERM through its watcher; one that arrives before the
+        // watcher exists must wait for it rather than kill the process without 1001 closes.
+        if CommandLine.arguments.dropFirst().first == "serve" { SignalWatcher.block(ServeCommand.stopSignals) }
+        main(nil)
+    }
 }
