@@ -219,6 +219,21 @@ extension ScenarioSession {
             .suffix(limit).map { String(format: "%9.3fs ", $0.at) + String($0.line.prefix(240)) }
     }
 
+    /// Auth keys and tokens replaced by `<redacted>`, as the server's trace does.
+    static func redacted(_ line: String) -> String {
+        var text = line
+        for marker in [#"authKey\":\""#, #"token\":\""#, #"authKey: ""#, #"loginWithToken(""#] {
+            var from = text.startIndex
+            while let found = text.range(of: marker, range: from..<text.endIndex) {
+                let end = text[found.upperBound...].firstIndex { $0 == "\"" || $0 == "\\" } ?? text.endIndex
+                let offset = text.distance(from: text.startIndex, to: found.upperBound)
+                text.replaceSubrange(found.upperBound..<end, with: "<redacted>")
+                from = text.index(text.startIndex, offsetBy: offset + "<redacted>".count)
+            }
+        }
+        return text
+    }
+
     /// A ping sent, its pong, or the keep-alive timer: the noise of a long wait.
     static func isKeepAlive(_ line: String) -> Bool {
         let plain = line.replacingOccurrences(of: "\\", with: "")
@@ -232,7 +247,7 @@ extension ScenarioSession {
             return local.sdk.log.map { entry in
                 let text = "\(entry.event)".replacingOccurrences(of: "ReferenceClient.", with: "")
                     .replacingOccurrences(of: "ChatProtocol.", with: "")
-                return (seconds(entry.at), text)
+                return (seconds(entry.at), Self.redacted(text))
             }
         }
         if let client = clients[name] {
