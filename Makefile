@@ -3,7 +3,7 @@ SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios fixtures \
-	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare
+	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare cli-smoke html-report-check
 
 bootstrap:
 	@scripts/bootstrap
@@ -27,12 +27,21 @@ protocol-smoke: build
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
+## `mockchat test` as a user meets it: broken files, typos, filters, --json -, --check, export.
+cli-smoke: build
+	MOCKCHAT=$(MOCKCHAT) scripts/cli-smoke
+
+## Render an HTML report in headless Chromium and check the screenshot (not in `make test`:
+## installs Debian's chromium when missing). Writes .build/html-report/report.png.
+html-report-check: build
+	MOCKCHAT=$(MOCKCHAT) scripts/html-report-check
+
 ## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
 driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke bench-smoke driver-scenarios scenarios
+test: unit-tests protocol-smoke fuzz-smoke bench-smoke cli-smoke driver-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

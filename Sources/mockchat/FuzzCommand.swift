@@ -52,6 +52,10 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Model histories run at once, and wire workers (default: the number of cores).")
     var jobs: Int?
 
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+    }
+
     func run() throws {
         let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
         let started = Date()
@@ -69,7 +73,7 @@ struct FuzzCommand: ParsableCommand {
             options.seconds = seconds.map { mode == .both ? $0 / 2 : $0 }
             options.historyLength = max(1, historyLength)
             options.outputFolder = out
-            if let jobs { options.jobs = max(1, jobs) }
+            if let jobs { options.jobs = jobs }
             let report = ModelFuzzer(options: options).run { snapshot in
                 let rate = Double(snapshot.steps) / max(snapshot.elapsedSeconds, 0.001)
                 let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
@@ -86,7 +90,7 @@ struct FuzzCommand: ParsableCommand {
             options.seed = seed
             options.inputs = inputs ?? (seconds == nil ? 100_000 : Int.max)
             if let seconds { options.seconds = max(1, seconds - Date().timeIntervalSince(started)) }
-            if let jobs { options.jobs = max(1, jobs) }
+            if let jobs { options.jobs = jobs }
             let report = WireFuzzer(options: options).run { snapshot in
                 let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
                 let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"

@@ -8,11 +8,12 @@ import ReferenceClient
 /// the steps in order. The first step that fails ends the run with its message.
 public struct ScenarioRunner: Sendable {
     public var options: CatalogueRunner.Options
-    /// Where `<profile>.yaml` files live.
-    public var profilesFolder = "Fixtures/profiles"
+    /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
+    public var profilesFolder: String?
 
     public init(options: CatalogueRunner.Options) {
         self.options = options
+        profilesFolder = options.profilesFolder
     }
 
     public func run(_ scenario: Scenario) -> ScenarioResult {
@@ -41,6 +42,7 @@ public struct ScenarioRunner: Sendable {
             return result
         }
         var session: ScenarioSession?
+        var stepTimes: [(step: Int, at: Double, afterSequence: Int?)] = []
         var link: DriverLink?
         do {
             if let source = options.driver {
@@ -72,6 +74,9 @@ public struct ScenarioRunner: Sendable {
                                        tolerance: options.wallClock ? options.tolerance : 0.001)
             session = live
             for step in scenario.steps {
+                stepTimes.append((step.number, live.elapsedSeconds, live.lastTraceSequence))
+                options.stepLog?(String(format: "%@ %8.3fs step %d: %@", scenario.id, live.elapsedSeconds, step.number,
+                                        String(step.text.prefix(160))))
                 do throws(ScenarioError) {
                     try live.perform(step)
                 } catch {
@@ -82,7 +87,9 @@ public struct ScenarioRunner: Sendable {
                     }
                     result.verdict = .failed
                     result.failedStep = step.number
+                    result.failedAt = live.elapsedSeconds
                     result.message = "step \(step.number): \(step.text)\n\(error.description)"
+                    options.stepLog?("\(scenario.id) step \(step.number) FAILED")
                     break
                 }
             }
@@ -92,10 +99,21 @@ public struct ScenarioRunner: Sendable {
             link?.end()
         }
         if let session {
-            let lines = session.traceLines()
+            let entries = (try? session.server.trace()) ?? []
+            let lines = entries.map(\.description)
             result.trace = Array(lines.joined(separator: "\n").utf8)
-            if result.verdict == .failed { result.traceTail = lines.suffix(12).map { String($0.prefix(300)) } }
+            let view = TraceView(entries: entries, origin: session.server.traceOrigin)
+            if let failedAt = result.failedAt {
+                result.traceTail = view.around(failedAt)
+                result.clientLogs = session.names.map { ($0, session.recentLog(of: $0, upTo: failedAt)) }
+            }
+            result.lanes = session.names
+            if options.recordTimeline {
+                result.timeline = RunTimeline.events(view: view, session: session, steps: scenario.steps,
+                                                     stepTimes: stepTimes, failedStep: result.failedStep)
+            }
             result.virtualSeconds = session.elapsedSeconds
+            if let folder = options.traceDirectory { TraceFiles.write(scenario.id, lines: lines, session: session, to: folder) }
             session.close()
         }
         loop.shutdown()

@@ -37,6 +37,9 @@ public final class ChatServer {
     private var web: WebServer!
     private var sockets: [ConnectionID: WebSocket] = [:]
     private var labels: [ConnectionID: (uid: String, deviceId: String)] = [:]
+    /// The uid and device a connection's login frame named, until the session is known:
+    /// the trace credits the login frame, and a refused login's close, to them.
+    private var loginClaims: [ConnectionID: (uid: String, deviceId: String)] = [:]
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     private var nextConnection = 1
     private var isShuttingDown = false
@@ -179,6 +182,13 @@ public final class ChatServer {
         if !trace.isRecording, let ping = RequestDecoder.compactPing(bytes) { return .success(ping) }
         do {
             let value = try JSONParser.parse(bytes)
+            var label = label
+            if label == nil {
+                if value["op"]?.stringValue == "login", let uid = value["uid"]?.stringValue {
+                    loginClaims[id] = (uid, value["deviceId"]?.stringValue ?? "")
+                }
+                label = loginClaims[id]
+            }
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId, frame: value)
             return RequestDecoder.decode(value)
         } catch {
@@ -189,7 +199,8 @@ public final class ChatServer {
     }
 
     private func socketClosed(_ id: ConnectionID, _ info: WebSocket.CloseInfo) {
-        let label = labels.removeValue(forKey: id)
+        let label = labels.removeValue(forKey: id) ?? loginClaims[id]
+        loginClaims[id] = nil
         sockets[id] = nil
         settlePending(id)
         loop.clock.cancel(heartbeats.removeValue(forKey: id))
@@ -239,7 +250,7 @@ public final class ChatServer {
                     }
                 }
             case .close(let id, let code, let reason):
-                let label = labels[id]
+                let label = labels[id] ?? loginClaims[id]
                 trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                              text: "server closes: \(reason)", code: code.rawValue)
                 logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
