@@ -40,3 +40,32 @@ public enum FuzzSummary {
         return lines
     }
 }
+
+extension FuzzSummary {
+    public static func sdk(_ report: SDKFuzzer.Report) -> [String] {
+        var lines = [String(format: "sdk: %@: %d steps in %d histories, %d differences, %d bad-driver runs, %d unsupported, "
+                            + "%d crashes, %.1f s (%.0f steps/s)",
+                            report.sdk, report.steps, report.histories, report.differences, report.badDriverRuns,
+                            report.unsupported, report.crashes, report.wallSeconds,
+                            Double(report.steps) / max(report.wallSeconds, 0.001))]
+        for (signature, count) in report.differencesBySignature.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(count) × \(signature)")
+        }
+        for finding in report.findings {
+            lines.append("  \(finding.isBadDriver ? "bad driver" : "difference") (\(finding.signature)) in history "
+                + "\(finding.historyNumber) after \(finding.foundAfterSteps) steps, "
+                + String(format: "%.1f s; ", finding.foundAfterSeconds)
+                + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
+                + "(\(finding.scenarioSteps) scenario steps, \(finding.shrinkTests) runs, "
+                + String(format: "%.1f s)", finding.shrinkSeconds))
+            var verdict = finding.path.map { "written to \($0)" } ?? "not written"
+            verdict += finding.reproduces ? "; fails the same way through the driver" : "; WARNING: the written file does not fail the same way"
+            if finding.reproduces { verdict += finding.referencePasses ? ", passes on the reference model" : ", WARNING: fails on the reference model too" }
+            lines.append("    " + verdict)
+            for line in finding.message.split(separator: "\n").prefix(6) { lines.append("    | " + line.prefix(200)) }
+        }
+        for message in report.unsupportedMessages.prefix(3) { lines.append("  unsupported: " + message.prefix(300)) }
+        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
+        return lines
+    }
+}
