@@ -70,8 +70,12 @@ public struct SDKFuzzer: Sendable {
         public var histories = 0
         public var differences = 0
         public var badDriverRuns = 0
-        /// Histories cut short by a step the driver refused as unsupported.
+        /// Histories cut short by a step the driver refused as unsupported (after the
+        /// command was taken out of the history, or because the run was skipped).
         public var unsupported = 0
+        /// Commands in the handshake that the driver refused as unsupported; later
+        /// histories leave them out.
+        public var refusedCommands: [String] = []
         public var crashes = 0
         public var findings: [Finding] = []
         public var crashMessages: [String] = []
@@ -97,6 +101,8 @@ public struct SDKFuzzer: Sendable {
         var history: AppHistory
         var built: ComparisonScenario
         var outcome: SDKOutcome
+        /// Commands the driver refused as unsupported, taken out of the history.
+        var refused: Set<String> = []
     }
 
     public var options: Options
@@ -130,7 +136,7 @@ public struct SDKFuzzer: Sendable {
                      differences: report.differences, elapsedSeconds: started.elapsedSeconds, shrinking: shrinking)
         }
         var seeds = FuzzRandom(seed: options.seed)
-        let generator = AppHistoryGenerator(commands: capabilities.commands, profiles: profiles)
+        var generator = AppHistoryGenerator(commands: capabilities.commands, profiles: profiles)
         let shared: Bool = if case .listener = options.runner.driver { true } else { false }
         let workers = shared ? 1 : max(1, options.jobs)
         var shrunk: Set<String> = []
@@ -158,6 +164,9 @@ public struct SDKFuzzer: Sendable {
                     continue
                 }
                 let actions = examined.history.actions
+                for command in examined.refused where generator.commands.remove(command) != nil {
+                    report.refusedCommands.append(command)
+                }
                 switch examined.outcome {
                 case .agreed:
                     count(actions, into: &report)
@@ -187,14 +196,24 @@ public struct SDKFuzzer: Sendable {
         return report
     }
 
-    /// Runs a history on the reference model, then through the driver. Nil when the
-    /// reference model cannot run it at all.
+    /// Runs a history on the reference model, then through the driver. A command the
+    /// driver refuses as unsupported is taken out of the history, which then runs
+    /// again, so it never counts as a difference. Nil when the reference model cannot
+    /// run the history at all.
     func examine(_ history: AppHistory, id: String) -> Examined? {
-        guard let (valid, records) = recordReference(history) else { return nil }
-        guard let built = try? ComparisonScenario(history: valid, id: id, title: "fuzzed SDK history", checks: .everyStep,
-                                                  records: records, observables: observables) else { return nil }
-        let result = ScenarioRunner(options: options.runner).run(built.scenario)
-        return Examined(history: valid, built: built, outcome: SDKOutcome(result, built: built))
+        var current = history
+        var refused: Set<String> = []
+        while true {
+            guard let (valid, records) = recordReference(current) else { return nil }
+            guard let built = try? ComparisonScenario(history: valid, id: id, title: "fuzzed SDK history", checks: .everyStep,
+                                                      records: records, observables: observables) else { return nil }
+            let result = ScenarioRunner(options: options.runner).run(built.scenario)
+            var examined = Examined(history: valid, built: built, outcome: SDKOutcome(result, built: built), refused: refused)
+            guard case .unsupported(let action?, _) = examined.outcome, let command = valid.actions[action].command,
+                  refused.insert(command).inserted else { return examined }
+            examined.refused = refused
+            current = valid.with(valid.actions.filter { $0.command != command })
+        }
     }
 
     /// The reference model's records for the history, after dropping the actions it

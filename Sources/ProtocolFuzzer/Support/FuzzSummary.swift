@@ -64,6 +64,11 @@ extension FuzzSummary {
             lines.append("    " + verdict)
             for line in finding.message.split(separator: "\n").prefix(6) { lines.append("    | " + line.prefix(200)) }
         }
+        if !report.refusedCommands.isEmpty {
+            lines.append("  refused as unsupported (left out of the histories): " + report.refusedCommands.joined(separator: ", "))
+        }
+        let kinds = report.actionCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        if !kinds.isEmpty { lines.append("  actions: " + kinds.joined(separator: ", ")) }
         for message in report.unsupportedMessages.prefix(3) { lines.append("  unsupported: " + message.prefix(300)) }
         for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
         return lines
