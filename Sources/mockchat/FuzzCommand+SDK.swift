@@ -56,6 +56,9 @@ extension FuzzCommand {
         lines.append(String(format: "fuzz: %@, %.1f s wall time, seed %llu", failed ? "FAILED" : "passed",
                             report.wallSeconds, seed))
         print(lines.joined(separator: "\n"))
+        if let json {
+            try FuzzSummary.sdkJSON(report).description.write(toFile: json, atomically: true, encoding: .utf8)
+        }
         if failed { throw ExitCode(1) }
     }
 }

@@ -76,6 +76,9 @@ struct FuzzCommand: ParsableCommand {
     @Flag(help: "With --sdk: end the run at the first difference, once it is shrunk.")
     var stopAtFirst = false
 
+    @Option(help: "With --sdk: also write the summary as JSON to this file.")
+    var json: String?
+
     @Option(help: "Model histories run at once, and wire workers (default: the number of cores).")
     var jobs: Int?
 

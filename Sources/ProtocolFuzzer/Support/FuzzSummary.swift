@@ -1,3 +1,4 @@
+import ChatProtocol
 import Foundation
 
 /// The summary lines printed at the end of a run.
@@ -72,5 +73,32 @@ extension FuzzSummary {
         for message in report.unsupportedMessages.prefix(3) { lines.append("  unsupported: " + message.prefix(300)) }
         for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
         return lines
+    }
+}
+
+extension FuzzSummary {
+    /// The summary of an SDK run as JSON, for scripts (scripts/sdk-fuzz-table).
+    public static func sdkJSON(_ report: SDKFuzzer.Report) -> JSONValue {
+        [
+            "sdk": .string(report.sdk), "seed": .integer(Int64(bitPattern: report.seed)),
+            "steps": .integer(Int64(report.steps)), "histories": .integer(Int64(report.histories)),
+            "differences": .integer(Int64(report.differences)), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
+            "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
+            "wallSeconds": .double(report.wallSeconds),
+            "refusedCommands": .array(report.refusedCommands.map { .string($0) }),
+            "findings": .array(report.findings.map { finding in
+                [
+                    "signature": .string(finding.signature), "badDriver": .bool(finding.isBadDriver),
+                    "history": .integer(Int64(finding.historyNumber)),
+                    "foundAfterSteps": .integer(Int64(finding.foundAfterSteps)),
+                    "foundAfterSeconds": .double(finding.foundAfterSeconds),
+                    "originalActions": .integer(Int64(finding.originalActions)),
+                    "shrunkActions": .integer(Int64(finding.shrunkActions)),
+                    "shrinkRuns": .integer(Int64(finding.shrinkTests)), "shrinkSeconds": .double(finding.shrinkSeconds),
+                    "path": finding.path.map { .string($0) } ?? .null, "reproduces": .bool(finding.reproduces),
+                    "referencePasses": .bool(finding.referencePasses), "message": .string(finding.message),
+                ]
+            }),
+        ]
     }
 }
