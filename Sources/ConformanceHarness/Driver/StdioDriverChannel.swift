@@ -24,6 +24,9 @@ public final class StdioDriverChannel: DriverChannel {
 
     public init(command: String) throws(ScenarioError) {
         self.command = command
+        // A driver may die while a request is on its way: the write must fail with EPIPE
+        // (reported with the driver's exit status) rather than end the harness.
+        signal(SIGPIPE, SIG_IGN)
         // Spawns are serialised so that no child inherits another driver's pipe ends
         // between `pipe` and `FD_CLOEXEC`.
         Self.spawnLock.lock()

@@ -105,8 +105,11 @@ final class RemoteServer: ServerUnderTest {
         let reset = try control(method: "POST", path: "/control/reset",
                                 body: wallClock ? [:] : ["clock": .double(loop.clock.now.seconds)])
         guard reset.status == 200 else { throw ScenarioError("the server refused a reset: \(reset.body)") }
-        traceStart = try trace().last?["seq"]?.intValue.map(Int.init) ?? 0
-        traceOrigin = try control(method: "GET", path: "/control/clock", body: .null).body["now"]?.doubleValue ?? 0
+        // One settle answer gives where the trace stands and the clock, without reading
+        // a trace that may hold the entries of every earlier scenario.
+        let state = try settleState()
+        traceStart = state["traceSeq"]?.intValue.map(Int.init) ?? 0
+        traceOrigin = state["now"]?.doubleValue ?? 0
         remoteNow = Instant(seconds: traceOrigin)
     }
 
@@ -135,15 +138,21 @@ final class RemoteServer: ServerUnderTest {
     }
 
     func sessionCounts() throws(ScenarioError) -> [SocketCount] {
-        let reply = try control(method: "POST", path: "/control/settle", body: [:])
-        guard reply.status == 200, let sockets = reply.body["sockets"]?.arrayValue else {
-            throw ScenarioError("the server cannot settle (HTTP \(reply.status)): \(reply.body)")
-        }
-        remoteDeadline = reply.body["nextDeadline"]?.doubleValue.map { Instant(seconds: $0) }
-        return sockets.map { socket in
+        let state = try settleState()
+        remoteDeadline = state["nextDeadline"]?.doubleValue.map { Instant(seconds: $0) }
+        return (state["sockets"]?.arrayValue ?? []).map { socket in
             SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: true,
                         sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0))
         }
+    }
+
+    /// `POST /control/settle`.
+    private func settleState() throws(ScenarioError) -> JSONValue {
+        let reply = try control(method: "POST", path: "/control/settle", body: [:])
+        guard reply.status == 200, reply.body["sockets"]?.arrayValue != nil else {
+            throw ScenarioError("the server cannot settle (HTTP \(reply.status)): \(reply.body)")
+        }
+        return reply.body
     }
 
     private func advanceRemote(to instant: Instant) throws(ScenarioError) {

@@ -78,6 +78,7 @@ extension ChatServer {
         [
             "now": .double(loop.clock.now.seconds),
             "nextDeadline": loop.clock.nextDeadline.map { .double($0.seconds) } ?? .null,
+            "traceSeq": .integer(Int64(trace.lastSequence)),
             "sockets": .array(sessionCounts.map { count in
                 ["port": .integer(Int64(count.port)), "sent": .integer(Int64(count.sent)),
                  "received": .integer(Int64(count.received))]

@@ -71,6 +71,9 @@ public final class TraceLog {
         if let file { fclose(file) }
     }
 
+    /// The sequence number of the newest entry (0 before the first).
+    public var lastSequence: Int { nextSequence - 1 }
+
     /// Appends an entry. Sequence numbers advance even when nothing is kept.
     public func record(_ kind: Kind, time: Instant, connection: ConnectionID? = nil, uid: String? = nil,
                        deviceId: String? = nil, frame: JSONValue? = nil, text: String? = nil, code: UInt16? = nil) {

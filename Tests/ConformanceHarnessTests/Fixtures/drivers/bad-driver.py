@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""A driver for the harness's own tests: it answers every request plainly, and on a
+client's `init` it misbehaves as argv[1] says: crash (an exception, exit status 1),
+hang (never answers), junk (writes a line that is not JSON) or none."""
+import json
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "none"
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+send({"type": "hello", "protocol": 1, "sdk": {"name": "bad-driver", "version": "0"},
+      "profiles": ["cometchat-ios"], "virtualTime": True, "commands": ["create", "init", "inspect"],
+      "events": ["connection"], "sockets": True})
+now = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "command" and message["command"] == "init":
+        print("bad-driver: init received, mode " + mode, file=sys.stderr, flush=True)
+        if mode == "crash":
+            raise RuntimeError("boom: the SDK crashed in init")
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "junk":
+            sys.stdout.write("this is not JSON\n")
+            sys.stdout.flush()
+            continue
+    reply = {"type": "reply", "id": message["id"], "ok": True}
+    if kind == "start":
+        now = message["clock"]["now"]
+    if kind in ("settle", "advance"):
+        now = message.get("to", now)
+        reply["state"] = {"now": now, "nextDeadline": None, "sockets": []}
+    if kind == "command" and message["command"] == "init":
+        reply["result"] = {"ok": True}
+    send(reply)
