@@ -3,7 +3,7 @@ SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios fixtures \
-	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare
+	fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke bench-compare
 
 bootstrap:
 	@scripts/bootstrap
@@ -28,7 +28,7 @@ scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke bench-smoke scenarios
+test: unit-tests protocol-smoke fuzz-smoke sdk-fuzz-smoke bench-smoke scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
@@ -61,3 +61,10 @@ bench-compare: bootstrap
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs.
 fuzz-smoke: build
 	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out
+
+## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the SDK with no bug finds no
+## difference; one seeded bug is found, shrunk, and its file fails the same way.
+SDK_DRIVER ?= python3 Tests/ProtocolFuzzerTests/Fixtures/faulty-driver.py none $(MOCKCHAT) driver
+SDK_BUGGY_DRIVER ?= python3 Tests/ProtocolFuzzerTests/Fixtures/faulty-driver.py drop-attempt:2 $(MOCKCHAT) driver
+sdk-fuzz-smoke: build
+	MOCKCHAT=$(MOCKCHAT) SDK_DRIVER="$(SDK_DRIVER)" SDK_BUGGY_DRIVER="$(SDK_BUGGY_DRIVER)" scripts/sdk-fuzz-smoke
