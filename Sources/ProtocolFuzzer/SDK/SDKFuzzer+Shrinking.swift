@@ -11,13 +11,15 @@ extension SDKFuzzer {
     ///
     /// Delta debugging over the actions; each candidate is recorded on the reference
     /// model afresh, run through the driver, and cut after the action where it differed.
+    /// Candidates run `jobs` at a time (one at a time with a connected driver).
     func shrink(_ examined: Examined, difference: SDKOutcome.Difference, number: Int, stepsSoFar: Int,
                 secondsSoFar: Double) -> Finding {
         let started = DispatchTime.now()
         let history = examined.history
         let failing = Array(history.actions[...difference.action])
         var shrinker = Shrinker<AppAction>(budgetSeconds: options.shrinkBudgetSeconds)
-        var shrunk = shrinker.minimize(failing) { candidate in
+        let shared: Bool = if case .listener = options.runner.driver { true } else { false }
+        var shrunk = shrinker.minimize(failing, parallelism: shared ? 1 : max(1, options.jobs)) { [self] candidate in
             guard let run = examine(history.with(candidate), id: "fuzz/sdk-candidate"),
                   case .differed(let found) = run.outcome, found.signature == difference.signature else { return nil }
             return Array(run.history.actions[...found.action])
