@@ -14,6 +14,8 @@ public struct ClientRecord: Sendable, Equatable {
         public var listener: String
         /// Scenario seconds.
         public var at: Double
+        /// The user object's `lastActiveAt` (Unix seconds).
+        public var lastActiveAt: Double
     }
 
     /// `connected`, `connecting`, `disconnected` or `kicked`.
@@ -29,7 +31,8 @@ public struct ClientRecord: Sendable, Equatable {
     public var lastResult: JSONValue?
 
     /// A call's outcome as a `result:` assertion: the error code, or success with the
-    /// value's identifying part (a user's uid and status, a page's uids and cursor).
+    /// value's identifying part (a user's uid, status and lastActiveAt, a page's uids
+    /// and cursor).
     public static func assertion(_ result: CallResult) -> JSONValue {
         switch result {
         case .failure(let error):
@@ -37,7 +40,8 @@ public struct ClientRecord: Sendable, Equatable {
         case .success(.none):
             return ["ok": true]
         case .success(.user(let user)):
-            return ["ok": true, "user": ["uid": .string(user.uid), "status": .string(user.status.rawValue)]]
+            return ["ok": true, "user": ["uid": .string(user.uid), "status": .string(user.status.rawValue),
+                                         "lastActiveAt": .double(user.lastActiveAt)]]
         case .success(.users(let page)):
             return ["ok": true, "uids": .array(page.users.map { .string($0.uid) }),
                     "next": page.next.map { .string($0) } ?? .null]

@@ -13,7 +13,7 @@ extension ScenarioSession {
                 attempts: observations.filter(\.isAttempt).map { seconds($0.time) },
                 presence: observations.compactMap(\.userEvent).map { event in
                     ClientRecord.PresenceEvent(change: event.change, uid: event.user.uid, listener: event.listener,
-                                               at: seconds(event.time))
+                                               at: seconds(event.time), lastActiveAt: event.user.lastActiveAt)
                 },
                 lastResult: try lastResult(name).map(ClientRecord.assertion))
         }

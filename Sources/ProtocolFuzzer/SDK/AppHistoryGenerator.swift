@@ -19,7 +19,12 @@ public struct AppHistoryGenerator: Sendable {
     /// timeouts, and the edges of the 30 s window, in milliseconds.
     private static let interestingDelays: [Int64] = [1, 50, 250, 500, 1000, 2000, 4000, 8000, 10_000, 16_000,
                                                      29_999, 30_000, 30_001, 32_000]
-    private static let peers = ["bob", "carol"]
+    /// Other users: friends of alice (bob, carol) and not (erin, frank), of several roles.
+    private static let peers = ["bob", "carol", "erin", "frank"]
+    /// Subscriptions `init` asks for.
+    private static let subscriptions: [(JSONValue, Int)] = [
+        ("all", 5), ("friends", 2), ("none", 1), (["moderator"], 1), (["default", "support"], 1),
+    ]
 
     public init(commands: Set<String>, profiles: [String]) {
         self.commands = commands
@@ -53,7 +58,7 @@ public struct AppHistoryGenerator: Sendable {
         }
 
         mutating func initialize() -> AppAction {
-            var settings = JSONObject([("presence", "all")])
+            var settings = JSONObject([("presence", random.weighted(AppHistoryGenerator.subscriptions))])
             if random.chance(0.8) { settings["autoEstablishSocketConnection"] = .bool(random.chance(0.5)) }
             if random.chance(0.5) { settings["reconnectKickEnable"] = .bool(random.chance(0.5)) }
             return .call("init", .object(settings))
@@ -93,7 +98,7 @@ public struct AppHistoryGenerator: Sendable {
             case .getConnectionStatus: .call("getConnectionStatus")
             case .backgroundTaskEnabled: .call("backgroundTaskEnabled")
             case .getUser: .call("getUser", .string(random.pick(AppHistoryGenerator.peers + ["alice", "nobody"])))
-            case .fetchNext: .call("fetchNext", ["request": "online", "limit": 2, "status": "online"])
+            case .fetchNext: fetchNext()
             case .addUserListener: .call("addUserListener", "l1")
             case .removeUserListener: .call("removeUserListener", "l1")
             case .addConnectionListener: .call("addConnectionListener", "c1")
@@ -118,6 +123,14 @@ public struct AppHistoryGenerator: Sendable {
             case 1: "nobody"
             default: ["uid": "alice", "authKey": "wrong-key"]
             }
+        }
+
+        /// A page of users: mostly valid limits, sometimes 0 or 101 (which must fail).
+        private mutating func fetchNext() -> AppAction {
+            let limit = random.weighted([(2, 4), (30, 2), (0, 1), (101, 1)])
+            var request = JSONObject([("request", .string(random.chance(0.5) ? "online" : "all")), ("limit", .integer(Int64(limit)))])
+            if request["request"] == "online" { request["status"] = "online" }
+            return .call("fetchNext", .object(request))
         }
 
         private mutating func network() -> AppAction {

@@ -12,8 +12,9 @@ import ConformanceHarness
 /// `status`, `loggedInUser` and `backgroundTaskEnabled` (equal); `connectionEvents`
 /// (the same list); `connectAttempts` (the same number of socket openings, each at the
 /// same time within the run's tolerance); `received` (the same presence events: each
-/// change, user, listener and time with its count, and the total); `result` of the last
-/// call (the same error code, or success with the same user, status, flag or page).
+/// change, user, listener, time and user's lastActiveAt with its count, and the
+/// total); `result` of the last call (the same error code, or success with the same
+/// user, status, flag or page).
 /// An observation is compared only when the driver's handshake lists the event kind
 /// or command it comes from.
 public struct ComparisonScenario: Sendable {
@@ -33,6 +34,9 @@ public struct ComparisonScenario: Sendable {
         public var connection: Bool
         public var socketOpening: Bool
         public var presence: Bool
+        /// Whether users' `lastActiveAt` is compared (not in wall-clock runs, where the
+        /// server's clock is the system's).
+        public var lastActiveAt = true
 
         public init(commands: Set<String>, events: Set<String>) {
             inspect = commands.contains("inspect")
@@ -117,13 +121,23 @@ public struct ComparisonScenario: Sendable {
                 counted[event, default: 0] += 1
             }
             for event in order {
-                patterns.append(["event": .string(event.change), "uid": .string(event.uid), "listener": .string(event.listener),
-                                 "at": Self.seconds(event.at), "count": .integer(Int64(counted[event]!))])
+                var pattern = JSONObject([("event", .string(event.change)), ("uid", .string(event.uid)),
+                                          ("listener", .string(event.listener)), ("at", Self.seconds(event.at))])
+                if observables.lastActiveAt { pattern["lastActiveAt"] = .double(event.lastActiveAt) }
+                pattern["count"] = .integer(Int64(counted[event]!))
+                patterns.append(.object(pattern))
             }
             patterns.append(["count": .integer(Int64(record.presence.count))])
             checks["\(subject).received"] = .array(patterns)
         }
-        if let result = record.lastResult { checks["\(subject).result"] = result }
+        if var result = record.lastResult {
+            if !observables.lastActiveAt, var user = result["user"]?.objectValue, var fields = result.objectValue {
+                user["lastActiveAt"] = nil
+                fields["user"] = .object(user)
+                result = .object(fields)
+            }
+            checks["\(subject).result"] = result
+        }
         return checks
     }
 

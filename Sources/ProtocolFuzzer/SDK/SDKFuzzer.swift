@@ -125,7 +125,9 @@ public struct SDKFuzzer: Sendable {
     var profiles: [String] { Self.knownProfiles.filter(capabilities.profiles.contains) }
 
     var observables: ComparisonScenario.Observables {
-        ComparisonScenario.Observables(commands: capabilities.commands, events: capabilities.events)
+        var observables = ComparisonScenario.Observables(commands: capabilities.commands, events: capabilities.events)
+        observables.lastActiveAt = !options.runner.wallClock
+        return observables
     }
 
     public func run(progress: (Progress) -> Void = { _ in }) -> Report {
