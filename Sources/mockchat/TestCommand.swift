@@ -45,6 +45,9 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Tolerance of `at` checks in wall-clock mode, e.g. 100ms or 0.25 (seconds; default 100ms).")
     var tolerance: String = "100ms"
 
+    @Option(help: "In wall-clock mode, skip scenarios whose advance steps add up to more than this many seconds (default 10).")
+    var maxWait: Double = 10
+
     @Option(help: "Scenarios run at once (default: the number of cores).")
     var jobs: Int?
 
@@ -75,6 +78,7 @@ struct TestCommand: ParsableCommand {
         guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
         options.driverTimeout = driverTimeout
         options.wallClock = wallClock
+        options.maxWait = maxWait
         let toleranceMilliseconds: Int64
         do {
             toleranceMilliseconds = try ScenarioLoader.duration(Double(tolerance).map { .double($0) } ?? .string(tolerance))

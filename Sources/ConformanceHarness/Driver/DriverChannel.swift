@@ -10,6 +10,9 @@ public protocol DriverChannel: AnyObject {
     var hello: JSONValue? { get set }
     /// Writes one message; false when the driver can no longer be reached.
     func send(_ message: JSONValue) -> Bool
+    /// Wall-clock seconds to wait for a `hello` when none has come yet (nil: the reply
+    /// deadline). A device may take a while to dial in.
+    var helloTimeout: Double? { get }
     /// The last lines the driver wrote to stderr (empty when not available).
     var stderrTail: [String] { get }
     /// The scenario is over: lets the driver end (stdio: closes its stdin).

@@ -37,7 +37,7 @@ final class DriverLink {
         // hello or the end of that connection matter.
         for input in channel.inbox.take() { absorbStale(input) }
         if channel.hello == nil {
-            try wait(for: "hello") { message throws(ScenarioError) in
+            try wait(for: "hello", timeout: channel.helloTimeout ?? timeout) { message throws(ScenarioError) in
                 guard message["type"]?.stringValue == "hello" else {
                     throw ScenarioError("sent \(Self.excerpt(message.description)) before its hello")
                 }
@@ -105,7 +105,9 @@ final class DriverLink {
     // MARK: Reading
 
     /// Runs the loop until `accept` takes a message (events go to `onEvent` on the way).
-    private func wait(for doing: String, _ accept: (JSONValue) throws(ScenarioError) -> Bool) throws(ScenarioError) {
+    private func wait(for doing: String, timeout: Double? = nil,
+                      _ accept: (JSONValue) throws(ScenarioError) -> Bool) throws(ScenarioError) {
+        let timeout = timeout ?? self.timeout
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
         while true {
             for input in channel.inbox.take() {

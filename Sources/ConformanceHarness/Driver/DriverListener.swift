@@ -35,6 +35,9 @@ public final class DriverListener: DriverChannel, @unchecked Sendable {
 
     public var stderrTail: [String] { [] }
 
+    /// Waiting for a driver to dial in (again): two minutes.
+    public var helloTimeout: Double? { 120 }
+
     public func send(_ message: JSONValue) -> Bool {
         var bytes: [UInt8] = []
         message.serialize(into: &bytes)

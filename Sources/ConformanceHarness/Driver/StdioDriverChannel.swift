@@ -79,6 +79,8 @@ public final class StdioDriverChannel: DriverChannel {
 
     public var label: String { "'\(command)'" }
 
+    public var helloTimeout: Double? { nil }
+
     public var stderrTail: [String] { stderrLines.lines }
 
     public func send(_ message: JSONValue) -> Bool {

@@ -23,6 +23,8 @@ public struct CatalogueRunner: Sendable {
         public var wallClock = false
         /// The tolerance of `at` checks in wall-clock mode, in seconds.
         public var tolerance = 0.1
+        /// In wall-clock mode, scenarios that wait longer than this (seconds) are skipped.
+        public var maxWait = 10.0
         public init() {}
     }
 

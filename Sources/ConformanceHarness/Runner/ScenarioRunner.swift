@@ -37,6 +37,14 @@ public struct ScenarioRunner: Sendable {
             result.message = reason
             return result
         }
+        let waits = scenario.steps.reduce(Int64(0)) { total, step in
+            if case .advance(let milliseconds) = step.action { total + milliseconds } else { total }
+        }
+        if options.wallClock, Double(waits) / 1000 > options.maxWait {
+            result.verdict = .skipped
+            result.message = "needs \(Double(waits) / 1000) s of real time in wall-clock mode (more than --max-wait)"
+            return result
+        }
         let started = DispatchTime.now()
         let loop: EventLoop
         do {
