@@ -31,7 +31,9 @@ public enum SDKOutcome: Sendable, Equatable {
             return
         }
         let message = result.message ?? ""
-        let action = result.failedStep.flatMap { step in step >= 1 && step <= built.actionOfStep.count ? built.actionOfStep[step - 1] : nil }
+        let action = result.failedStep.flatMap { step in
+            step >= 1 && step <= built.actionOfStep.count ? built.actionOfStep[step - 1] : nil
+        }
         if let refusal = Self.refusal(message), ["unsupported", "unknown-command"].contains(refusal) {
             self = .unsupported(action: action, message: message)
             return
@@ -46,8 +48,8 @@ public enum SDKOutcome: Sendable, Equatable {
         } else if let step = result.failedStep, built.isCheck[step - 1] {
             signature = Self.assertion(in: message) ?? "expect"
         } else {
-            let text = message.split(separator: "\n").first.map(String.init) ?? ""
-            let key = text.split(separator: ":").dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "step"
+            // The step's key, such as `app.login`: its method names the call.
+            let key = result.failedStep.flatMap { built.rawSteps[$0 - 1].objectValue?.first { _ in true }?.key } ?? "step"
             signature = "call " + (key.split(separator: ".").last.map(String.init) ?? key)
         }
         self = .differed(Difference(signature: signature, message: message, action: action))
@@ -63,13 +65,10 @@ public enum SDKOutcome: Sendable, Equatable {
 
     /// The protocol error code of a driver's refusal (`driver X refused DOING: CODE: text`).
     private static func refusal(_ message: String) -> String? {
-        guard let range = message.range(of: " refused ") , message.hasPrefix("step ") || message.contains("driver ") else {
-            return nil
-        }
-        let rest = message[range.upperBound...]
-        let parts = rest.split(separator: ":", maxSplits: 2)
-        guard parts.count >= 2 else { return nil }
-        return parts[1].trimmingCharacters(in: .whitespaces)
+        guard let line = message.split(separator: "\n").first(where: { $0.hasPrefix("driver ") }),
+              let range = line.range(of: " refused ") else { return nil }
+        let parts = line[range.upperBound...].split(separator: ":", maxSplits: 2)
+        return parts.count >= 2 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
     }
 
     /// How a driver misbehaved, from the harness's message (docs/DRIVER.md, "Bad drivers").
