@@ -17,6 +17,7 @@ extension FuzzCommand {
         options.historyLength = max(1, historyLength ?? 40)
         options.outputFolder = out
         options.stopAtFirst = stopAtFirst
+        options.maxReports = max(0, maxFindings)
         if let jobs { options.jobs = max(1, jobs) }
         options.runner.driverTimeout = driverTimeout
         options.runner.wallClock = wallClock

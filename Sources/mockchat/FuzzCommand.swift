@@ -76,6 +76,9 @@ struct FuzzCommand: ParsableCommand {
     @Flag(help: "With --sdk: end the run at the first difference, once it is shrunk.")
     var stopAtFirst = false
 
+    @Option(help: "With --sdk: kinds of difference to shrink and write (default 3); the rest are counted.")
+    var maxFindings: Int = 3
+
     @Option(help: "With --sdk: also write the summary as JSON to this file.")
     var json: String?
 
