@@ -18,6 +18,7 @@ extension FuzzCommand {
         options.outputFolder = out
         options.stopAtFirst = stopAtFirst
         options.maxReports = max(0, maxFindings)
+        options.baseline = baseline.map { .command($0) }
         if let jobs { options.jobs = max(1, jobs) }
         options.runner.driverTimeout = driverTimeout
         options.runner.wallClock = wallClock
@@ -36,6 +37,7 @@ extension FuzzCommand {
             options.runner.driver = .listener(listener)
             options.commandLine = "mockchat fuzz --sdk-listen \(sdkListen)"
         }
+        if let baseline { options.commandLine += " --baseline '\(baseline)'" }
         options.commandLine += " --steps \(options.steps == Int.max ? 0 : options.steps) --history-length \(options.historyLength)"
         let fuzzer: SDKFuzzer
         do {

@@ -76,6 +76,10 @@ struct FuzzCommand: ParsableCommand {
     @Flag(help: "With --sdk: end the run at the first difference, once it is shrunk.")
     var stopAtFirst = false
 
+    @Option(help: ArgumentHelp("With --sdk: another driver of the same SDK; differences it shows too are known, not reported.",
+                               valueName: "command"))
+    var baseline: String?
+
     @Option(help: "With --sdk: kinds of difference to shrink and write (default 3); the rest are counted.")
     var maxFindings: Int = 3
 

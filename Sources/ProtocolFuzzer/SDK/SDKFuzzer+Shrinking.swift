@@ -21,7 +21,7 @@ extension SDKFuzzer {
         let shared: Bool = if case .listener = options.runner.driver { true } else { false }
         var shrunk = shrinker.minimize(failing, parallelism: shared ? 1 : max(1, options.jobs)) { [self] candidate in
             guard let run = examine(history.with(candidate), id: "fuzz/sdk-candidate"),
-                  case .differed(let found) = run.outcome, found.signature == difference.signature else { return nil }
+                  case .differed(let found) = run.outcome, !run.known, found.signature == difference.signature else { return nil }
             return Array(run.history.actions[...found.action])
         }
         var tests = shrinker.tests

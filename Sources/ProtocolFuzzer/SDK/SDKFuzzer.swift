@@ -33,6 +33,10 @@ public struct SDKFuzzer: Sendable {
         public var jobs = ProcessInfo.processInfo.activeProcessorCount
         /// How the driver runs: the driver source, its timeout, wall-clock mode and tolerance.
         public var runner = CatalogueRunner.Options()
+        /// Another driver of the same SDK (say, the release before a change): a history
+        /// on which it differs from the reference model in the same way, at the same
+        /// action or earlier, counts as a known difference and is not reported.
+        public var baseline: CatalogueRunner.DriverSource?
         /// How the fuzzer was started, for the comment of written files.
         public var commandLine = "mockchat fuzz --sdk"
         public init() {}
@@ -69,6 +73,8 @@ public struct SDKFuzzer: Sendable {
         public var steps = 0
         public var histories = 0
         public var differences = 0
+        /// Differences the baseline driver shows as well (with ``Options/baseline``).
+        public var knownDifferences = 0
         public var badDriverRuns = 0
         /// Histories cut short by a step the driver refused as unsupported (after the
         /// command was taken out of the history, or because the run was skipped).
@@ -103,6 +109,8 @@ public struct SDKFuzzer: Sendable {
         var outcome: SDKOutcome
         /// Commands the driver refused as unsupported, taken out of the history.
         var refused: Set<String> = []
+        /// Whether the baseline driver differs here too.
+        var known = false
     }
 
     public var options: Options
@@ -179,6 +187,9 @@ public struct SDKFuzzer: Sendable {
                 case .crashed(let message):
                     report.crashes += 1
                     report.crashMessages.append("history \(run.number) (seed \(run.history.seed)): \(message)")
+                case .differed(let difference) where examined.known:
+                    count(actions[...difference.action], into: &report)
+                    report.knownDifferences += 1
                 case .differed(let difference):
                     count(actions[...difference.action], into: &report)
                     if difference.isBadDriver { report.badDriverRuns += 1 } else { report.differences += 1 }
@@ -211,6 +222,14 @@ public struct SDKFuzzer: Sendable {
                                                       records: records, observables: observables) else { return nil }
             let result = ScenarioRunner(options: options.runner).run(built.scenario)
             var examined = Examined(history: valid, built: built, outcome: SDKOutcome(result, built: built), refused: refused)
+            if case .differed(let difference) = examined.outcome, let baseline = options.baseline {
+                var runner = options.runner
+                runner.driver = baseline
+                if case .differed(let old) = SDKOutcome(ScenarioRunner(options: runner).run(built.scenario), built: built),
+                   old.signature == difference.signature, old.action <= difference.action {
+                    examined.known = true
+                }
+            }
             guard case .unsupported(let action?, _) = examined.outcome, let command = valid.actions[action].command,
                   refused.insert(command).inserted else { return examined }
             examined.refused = refused

@@ -52,6 +52,9 @@ extension FuzzSummary {
         for (signature, count) in report.differencesBySignature.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(count) × \(signature)")
         }
+        if report.knownDifferences > 0 {
+            lines.append("  \(report.knownDifferences) known differences (the baseline driver differs the same way; not reported)")
+        }
         for finding in report.findings {
             lines.append("  \(finding.isBadDriver ? "bad driver" : "difference") (\(finding.signature)) in history "
                 + "\(finding.historyNumber) after \(finding.foundAfterSteps) steps, "
@@ -82,7 +85,8 @@ extension FuzzSummary {
         [
             "sdk": .string(report.sdk), "seed": .integer(Int64(bitPattern: report.seed)),
             "steps": .integer(Int64(report.steps)), "histories": .integer(Int64(report.histories)),
-            "differences": .integer(Int64(report.differences)), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
+            "differences": .integer(Int64(report.differences)),
+            "knownDifferences": .integer(Int64(report.knownDifferences)), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
             "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
             "wallSeconds": .double(report.wallSeconds),
             "refusedCommands": .array(report.refusedCommands.map { .string($0) }),
