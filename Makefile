@@ -66,9 +66,12 @@ bench-compare: bootstrap
 fuzz-smoke: build
 	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out
 
-## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the SDK with no bug finds no
-## difference; one seeded bug is found, shrunk, and its file fails the same way.
-SDK_DRIVER ?= python3 Tests/ProtocolFuzzerTests/Fixtures/faulty-driver.py none $(MOCKCHAT) driver
-SDK_BUGGY_DRIVER ?= python3 Tests/ProtocolFuzzerTests/Fixtures/faulty-driver.py drop-attempt:2 $(MOCKCHAT) driver
+## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the reference model through
+## `mockchat driver` finds no difference; the Python SDK with one seeded bug, checked
+## against the same SDK without it, has the bug found, shrunk and replayed.
+SDK_DRIVER ?= $(MOCKCHAT) driver
+SDK_BUGGY_DRIVER ?= MOCKCHAT_SDK_BUG=ping-in-auto python3 Drivers/python/driver/mockchat_driver.py
+SDK_BASELINE ?= python3 Drivers/python/driver/mockchat_driver.py
 sdk-fuzz-smoke: build
-	MOCKCHAT=$(MOCKCHAT) SDK_DRIVER="$(SDK_DRIVER)" SDK_BUGGY_DRIVER="$(SDK_BUGGY_DRIVER)" scripts/sdk-fuzz-smoke
+	MOCKCHAT=$(MOCKCHAT) SDK_DRIVER="$(SDK_DRIVER)" SDK_BUGGY_DRIVER="$(SDK_BUGGY_DRIVER)" \
+		SDK_BASELINE="$(SDK_BASELINE)" scripts/sdk-fuzz-smoke

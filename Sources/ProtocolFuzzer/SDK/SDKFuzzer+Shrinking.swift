@@ -7,7 +7,8 @@ extension SDKFuzzer {
     /// Shrinks a history that differs (or upset the driver) to a minimal one, writes it
     /// as a scenario whose expectations are the reference model's observations, and
     /// checks the file: through the driver it must fail the same way, on the reference
-    /// model it must pass (what the SDK does once it is fixed).
+    /// model it must pass (what the SDK does once it is fixed), and so through the
+    /// baseline driver when there is one.
     ///
     /// Delta debugging over the actions; each candidate is recorded on the reference
     /// model afresh, run through the driver, and cut after the action where it differed.
@@ -34,7 +35,7 @@ extension SDKFuzzer {
             signature: difference.signature, message: difference.message, shrunkMessage: "", historyNumber: number,
             historySeed: history.seed, originalActions: failing.count, shrunkActions: shrunk.count, scenarioSteps: 0,
             foundAfterSteps: stepsSoFar, foundAfterSeconds: secondsSoFar, shrinkSeconds: 0, shrinkTests: tests,
-            scenarioText: "", path: nil, reproduces: false, referencePasses: false)
+            scenarioText: "", path: nil, reproduces: false, referencePasses: false, baselinePasses: nil)
         let written = history.with(shrunk)
         if let (_, records) = recordReference(written) {
             // The short form (expectations after the last action) when it fails the same
@@ -59,6 +60,11 @@ extension SDKFuzzer {
                     var reference = CatalogueRunner.Options()
                     reference.jobs = 1
                     finding.referencePasses = ScenarioRunner(options: reference).run(reloaded).verdict == .passed
+                    if let baseline = options.baseline {
+                        var runner = options.runner
+                        runner.driver = baseline
+                        finding.baselinePasses = ScenarioRunner(options: runner).run(reloaded).verdict == .passed
+                    }
                     break
                 }
             }

@@ -34,8 +34,8 @@ public struct SDKFuzzer: Sendable {
         /// How the driver runs: the driver source, its timeout, wall-clock mode and tolerance.
         public var runner = CatalogueRunner.Options()
         /// Another driver of the same SDK (say, the release before a change): a history
-        /// on which it differs from the reference model in the same way, at the same
-        /// action or earlier, counts as a known difference and is not reported.
+        /// on which it too differs from the reference model, at the same action or
+        /// earlier, counts as a known difference and is not reported.
         public var baseline: CatalogueRunner.DriverSource?
         /// How the fuzzer was started, for the comment of written files.
         public var commandLine = "mockchat fuzz --sdk"
@@ -64,6 +64,8 @@ public struct SDKFuzzer: Sendable {
         public var reproduces: Bool
         /// Whether the written file passes on the reference model (what a fixed SDK does).
         public var referencePasses: Bool
+        /// With a baseline: whether the written file passes through the baseline driver.
+        public var baselinePasses: Bool?
         public var isBadDriver: Bool { signature.hasPrefix("driver ") }
     }
 
@@ -226,7 +228,7 @@ public struct SDKFuzzer: Sendable {
                 var runner = options.runner
                 runner.driver = baseline
                 if case .differed(let old) = SDKOutcome(ScenarioRunner(options: runner).run(built.scenario), built: built),
-                   old.signature == difference.signature, old.action <= difference.action {
+                   old.action <= difference.action {
                     examined.known = true
                 }
             }

@@ -65,6 +65,7 @@ extension FuzzSummary {
             var verdict = finding.path.map { "written to \($0)" } ?? "not written"
             verdict += finding.reproduces ? "; fails the same way through the driver" : "; WARNING: the written file does not fail the same way"
             if finding.reproduces { verdict += finding.referencePasses ? ", passes on the reference model" : ", WARNING: fails on the reference model too" }
+            if let passes = finding.baselinePasses { verdict += passes ? " and through the baseline" : ", WARNING: fails through the baseline" }
             lines.append("    " + verdict)
             for line in finding.message.split(separator: "\n").prefix(6) { lines.append("    | " + line.prefix(200)) }
         }
@@ -90,6 +91,8 @@ extension FuzzSummary {
             "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
             "wallSeconds": .double(report.wallSeconds),
             "refusedCommands": .array(report.refusedCommands.map { .string($0) }),
+            "bySignature": .object(JSONObject(report.differencesBySignature.sorted { $0.key < $1.key }
+                .map { ($0.key, .integer(Int64($0.value))) })),
             "findings": .array(report.findings.map { finding in
                 [
                     "signature": .string(finding.signature), "badDriver": .bool(finding.isBadDriver),
@@ -100,7 +103,8 @@ extension FuzzSummary {
                     "shrunkActions": .integer(Int64(finding.shrunkActions)),
                     "shrinkRuns": .integer(Int64(finding.shrinkTests)), "shrinkSeconds": .double(finding.shrinkSeconds),
                     "path": finding.path.map { .string($0) } ?? .null, "reproduces": .bool(finding.reproduces),
-                    "referencePasses": .bool(finding.referencePasses), "message": .string(finding.message),
+                    "referencePasses": .bool(finding.referencePasses),
+                    "baselinePasses": finding.baselinePasses.map { .bool($0) } ?? .null, "message": .string(finding.message),
                 ]
             }),
         ]
