@@ -64,6 +64,7 @@ import Testing
         let finding = try #require(report.findings.first)
         #expect(finding.signature == "app.connectAttempts", "\(finding.message)")
         #expect(finding.reproduces && finding.referencePasses, "\(finding.shrunkMessage)")
+        #expect(finding.baselinePasses == nil)
         #expect(finding.shrunkActions <= 5, "\(finding.scenarioText)")
         let path = try #require(finding.path)
         let scenario = try ScenarioLoader.load(String(contentsOfFile: path, encoding: .utf8), path: path)
@@ -95,6 +96,16 @@ import Testing
         #expect(report.refusedCommands == ["ping"])
         #expect(report.differences == 0 && report.badDriverRuns == 0, "\(report.findings.map(\.message))")
         #expect(report.actionCounts["ping"] == nil)
+    }
+
+    /// With a baseline that has the same fault, every difference is known.
+    @Test func differencesTheBaselineSharesAreKnownNotReported() throws {
+        var options = options(Self.faulty("drop-attempt:2"), seed: 1, steps: 120, length: 12)
+        options.stopAtFirst = false
+        options.baseline = .command(Self.faulty("drop-attempt:2"))
+        let report = try SDKFuzzer(options: options).run()
+        #expect(report.knownDifferences > 0)
+        #expect(report.differences == 0 && report.findings.isEmpty, "\(report.findings.map(\.message))")
     }
 
     @Test func theGeneratorUsesOnlyTheDriversCommands() {
