@@ -54,7 +54,7 @@ extension FuzzCommand {
                                    snapshot.shrinking ? " (shrinking)" : ""))
         }
         progress.finish()
-        let failed = report.differences > 0 || report.badDriverRuns > 0 || report.crashes > 0
+        let failed = report.differences > 0 || report.flaky > 0 || report.badDriverRuns > 0 || report.crashes > 0
         var lines = FuzzSummary.sdk(report)
         lines.append(String(format: "fuzz: %@, %.1f s wall time, seed %llu", failed ? "FAILED" : "passed",
                             report.wallSeconds, seed))

@@ -75,6 +75,10 @@ public struct SDKFuzzer: Sendable {
         public var steps = 0
         public var histories = 0
         public var differences = 0
+        /// Differences that did not show again when the history ran a second time:
+        /// the SDK or its driver is not deterministic there. Reported, not shrunk.
+        public var flaky = 0
+        public var flakyMessages: [String] = []
         /// Differences the baseline driver shows as well (with ``Options/baseline``).
         public var knownDifferences = 0
         public var badDriverRuns = 0
@@ -113,6 +117,8 @@ public struct SDKFuzzer: Sendable {
         var refused: Set<String> = []
         /// Whether the baseline driver differs here too.
         var known = false
+        /// Whether the difference did not show again on a second run.
+        var flaky = false
     }
 
     public var options: Options
@@ -165,7 +171,8 @@ public struct SDKFuzzer: Sendable {
             let pending = batch
             let results = Mutex([Examined?](repeating: nil, count: pending.count))
             DispatchQueue.concurrentPerform(iterations: pending.count) { index in
-                let examined = examine(pending[index].history, id: "fuzz/sdk-history-\(pending[index].number)")
+                let examined = examine(pending[index].history, id: "fuzz/sdk-history-\(pending[index].number)",
+                                       confirming: true)
                 results.withLock { $0[index] = examined }
             }
             for (run, examined) in zip(batch, results.withLock { $0 }) {
@@ -192,6 +199,14 @@ public struct SDKFuzzer: Sendable {
                 case .differed(let difference) where examined.known:
                     count(actions[...difference.action], into: &report)
                     report.knownDifferences += 1
+                case .differed(let difference) where examined.flaky:
+                    count(actions[...difference.action], into: &report)
+                    report.flaky += 1
+                    if report.flakyMessages.count < 5 {
+                        report.flakyMessages.append("history \(run.number) (seed \(run.history.seed)), \(difference.signature) "
+                            + "after action \(difference.action + 1), not on a second run: "
+                            + (difference.message.split(separator: "\n").dropFirst().first.map(String.init) ?? ""))
+                    }
                 case .differed(let difference):
                     count(actions[...difference.action], into: &report)
                     if difference.isBadDriver { report.badDriverRuns += 1 } else { report.differences += 1 }
@@ -214,8 +229,9 @@ public struct SDKFuzzer: Sendable {
     /// Runs a history on the reference model, then through the driver. A command the
     /// driver refuses as unsupported is taken out of the history, which then runs
     /// again, so it never counts as a difference. Nil when the reference model cannot
-    /// run the history at all.
-    func examine(_ history: AppHistory, id: String) -> Examined? {
+    /// run the history at all. `confirming` runs a differing history through the
+    /// driver a second time, to tell a difference from an SDK that is not deterministic.
+    func examine(_ history: AppHistory, id: String, confirming: Bool = false) -> Examined? {
         var current = history
         var refused: Set<String> = []
         while true {
@@ -224,7 +240,16 @@ public struct SDKFuzzer: Sendable {
                                                       records: records, observables: observables) else { return nil }
             let result = ScenarioRunner(options: options.runner).run(built.scenario)
             var examined = Examined(history: valid, built: built, outcome: SDKOutcome(result, built: built), refused: refused)
-            if case .differed(let difference) = examined.outcome, let baseline = options.baseline {
+            if confirming, case .differed(let difference) = examined.outcome, !difference.isBadDriver {
+                let again = SDKOutcome(ScenarioRunner(options: options.runner).run(built.scenario), built: built)
+                if case .differed(let repeated) = again, repeated.signature == difference.signature,
+                   repeated.action == difference.action {
+                    examined.flaky = false
+                } else {
+                    examined.flaky = true
+                }
+            }
+            if !examined.flaky, case .differed(let difference) = examined.outcome, let baseline = options.baseline {
                 var runner = options.runner
                 runner.driver = baseline
                 if case .differed(let old) = SDKOutcome(ScenarioRunner(options: runner).run(built.scenario), built: built),

@@ -44,13 +44,17 @@ public enum FuzzSummary {
 
 extension FuzzSummary {
     public static func sdk(_ report: SDKFuzzer.Report) -> [String] {
-        var lines = [String(format: "sdk: %@: %d steps in %d histories, %d differences, %d bad-driver runs, %d unsupported, "
-                            + "%d crashes, %.1f s (%.0f steps/s)",
-                            report.sdk, report.steps, report.histories, report.differences, report.badDriverRuns,
+        var lines = [String(format: "sdk: %@: %d steps in %d histories, %d differences, %d not repeatable, %d bad-driver runs, "
+                            + "%d unsupported, %d crashes, %.1f s (%.0f steps/s)",
+                            report.sdk, report.steps, report.histories, report.differences, report.flaky, report.badDriverRuns,
                             report.unsupported, report.crashes, report.wallSeconds,
                             Double(report.steps) / max(report.wallSeconds, 0.001))]
         for (signature, count) in report.differencesBySignature.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(count) × \(signature)")
+        }
+        if report.flaky > 0 {
+            lines.append("  \(report.flaky) differences did not show again on a second run (the SDK or its driver is not deterministic):")
+            for message in report.flakyMessages { lines.append("    " + message.prefix(300)) }
         }
         if report.knownDifferences > 0 {
             lines.append("  \(report.knownDifferences) known differences (the baseline driver differs the same way; not reported)")
@@ -87,7 +91,8 @@ extension FuzzSummary {
             "sdk": .string(report.sdk), "seed": .integer(Int64(bitPattern: report.seed)),
             "steps": .integer(Int64(report.steps)), "histories": .integer(Int64(report.histories)),
             "differences": .integer(Int64(report.differences)),
-            "knownDifferences": .integer(Int64(report.knownDifferences)), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
+            "knownDifferences": .integer(Int64(report.knownDifferences)), "flaky": .integer(Int64(report.flaky)),
+            "flakyMessages": .array(report.flakyMessages.map { .string($0) }), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
             "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
             "wallSeconds": .double(report.wallSeconds),
             "refusedCommands": .array(report.refusedCommands.map { .string($0) }),
