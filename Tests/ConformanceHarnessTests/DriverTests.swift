@@ -57,6 +57,14 @@ import Testing
         #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
     }
 
+    @Test func resultEventArrivingWithItsPendingReplyIsKept() throws {
+        var options = CatalogueRunner.Options()
+        options.driver = .command("python3 \(Self.badDriver) pending")
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-pending.yaml")
+        let result = CatalogueRunner(options: options).run([scenario])[0]
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+    }
+
     @Test func commandThatCannotStartFailsEveryScenarioClearly() throws {
         var options = CatalogueRunner.Options()
         options.driver = .command("exec /nonexistent/driver")
@@ -138,6 +146,27 @@ import Testing
         let wrong = try #require(driven.last)
         #expect(wrong.verdict == .failed)
         #expect(wrong.message?.contains("actual:   \"connected\"") == true, "\(wrong.message ?? "")")
+    }
+
+    /// Real time: `advance: 1s` waits a second, and `at: 1` holds within the tolerance.
+    @Test func wallClockRunWaitsRealTime() throws {
+        var options = CatalogueRunner.Options()
+        options.wallClock = true
+        var runner = ScenarioRunner(options: options)
+        runner.profilesFolder = Package.path("Fixtures/profiles")
+        let started = Date()
+        let result = runner.run(try Package.load("Fixtures/scenarios/connection/manual-connect-starts-events.yaml"))
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+        #expect(Date().timeIntervalSince(started) >= 1)
+    }
+
+    @Test func wallClockSkipsScenariosWaitingLongerThanMaxWait() throws {
+        var options = CatalogueRunner.Options()
+        options.wallClock = true
+        options.maxWait = 5
+        let result = ScenarioRunner(options: options).run(try Package.load("Fixtures/scenarios/background/manual-dropped-at-30s.yaml"))
+        #expect(result.verdict == .skipped)
+        #expect(result.message == "needs 630.0 s of real time in wall-clock mode (more than --max-wait)")
     }
 
     @Test func balancedNeedsEverySocketOpenAndBothCountsEqual() {

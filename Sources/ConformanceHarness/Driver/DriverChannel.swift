@@ -6,6 +6,9 @@ public protocol DriverChannel: AnyObject {
     var label: String { get }
     /// Messages and the end of the connection, as they arrive.
     var inbox: DriverInbox { get }
+    /// Whether one connection serves many scenarios (a WebSocket), so that what is left
+    /// in the inbox when a scenario starts belongs to an earlier one.
+    var outlivesScenarios: Bool { get }
     /// The driver's `hello`, once received (kept across scenarios on a WebSocket).
     var hello: JSONValue? { get set }
     /// Writes one message; false when the driver can no longer be reached.

@@ -22,6 +22,8 @@ final class DriverLink {
     /// Receives every event (`type: event`) in order.
     var onEvent: (JSONValue) throws(ScenarioError) -> Void = { _ in }
     private let waker: LoopWaker
+    /// Inputs taken from the inbox and not handled yet (what came after an awaited reply).
+    private var backlog: [DriverInput] = []
     private var nextID: Int64 = 1
     /// Set once the driver failed; every later request fails with it at once.
     private var failure: ScenarioError?
@@ -35,7 +37,9 @@ final class DriverLink {
         channel.inbox.attach(waker)
         // Left over from a previous scenario on a long-lived connection: only a new
         // hello or the end of that connection matter.
-        for input in channel.inbox.take() { absorbStale(input) }
+        if channel.outlivesScenarios {
+            for input in channel.inbox.take() { absorbStale(input) }
+        }
         if channel.hello == nil {
             try wait(for: "hello", timeout: channel.helloTimeout ?? timeout) { message throws(ScenarioError) in
                 guard message["type"]?.stringValue == "hello" else {
@@ -48,7 +52,7 @@ final class DriverLink {
         do {
             capabilities = try DriverCapabilities(hello: channel.hello!)
         } catch {
-            throw fail(error.description, doing: "hello")
+            throw fail(error.description, doing: "hello", abandon: true)
         }
     }
 
@@ -110,7 +114,9 @@ final class DriverLink {
         let timeout = timeout ?? self.timeout
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
         while true {
-            for input in channel.inbox.take() {
+            backlog += channel.inbox.take()
+            while !backlog.isEmpty {
+                let input = backlog.removeFirst()
                 switch input {
                 case .closed(let why):
                     channel.hello = nil

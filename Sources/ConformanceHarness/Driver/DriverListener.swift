@@ -35,6 +35,8 @@ public final class DriverListener: DriverChannel, @unchecked Sendable {
 
     public var stderrTail: [String] { [] }
 
+    public var outlivesScenarios: Bool { true }
+
     /// Waiting for a driver to dial in (again): two minutes.
     public var helloTimeout: Double? { 120 }
 

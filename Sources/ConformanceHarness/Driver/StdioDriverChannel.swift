@@ -16,6 +16,10 @@ public final class StdioDriverChannel: DriverChannel {
     private let pid: pid_t
     private var stdinFD: Int32
     private let stderrLines: StderrTail
+    /// Signalled once the process has exited and been reaped.
+    private let exited = DispatchSemaphore(value: 0)
+    /// Signalled once stderr has reached its end.
+    private let stderrEnded = DispatchSemaphore(value: 0)
 
     private static let spawnLock = NSLock()
 
@@ -64,16 +68,19 @@ public final class StdioDriverChannel: DriverChannel {
         stdinFD = input[1]
         stderrLines = StderrTail(limit: Self.stderrLineCount)
         let inbox = inbox, stdoutFD = output[0], stderrFD = errors[0], tail = stderrLines, spawned = child
+        let exited = exited, stderrEnded = stderrEnded
         Thread.detachNewThread {
             Self.readLines(stdoutFD) { inbox.push(.message($0)) }
             close(stdoutFD)
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            exited.signal()
             inbox.push(.closed(Self.describe(exitStatus: status)))
         }
         Thread.detachNewThread {
             Self.readLines(stderrFD) { tail.append(String(decoding: $0, as: UTF8.self)) }
             close(stderrFD)
+            stderrEnded.signal()
         }
     }
 
@@ -81,7 +88,15 @@ public final class StdioDriverChannel: DriverChannel {
 
     public var helloTimeout: Double? { nil }
 
-    public var stderrTail: [String] { stderrLines.lines }
+    public var outlivesScenarios: Bool { false }
+
+    /// Asked for when the driver failed, after it was killed or exited: its last words may
+    /// still be on their way through the pipe, so this waits up to a second for the end
+    /// of stderr.
+    public var stderrTail: [String] {
+        if stderrEnded.wait(timeout: .now() + 1) == .success { stderrEnded.signal() }
+        return stderrLines.lines
+    }
 
     public func send(_ message: JSONValue) -> Bool {
         guard stdinFD >= 0 else { return false }
@@ -100,14 +115,22 @@ public final class StdioDriverChannel: DriverChannel {
         return true
     }
 
+    /// Closes the driver's stdin; a driver still running 2 s later is killed.
     public func finish() {
         guard stdinFD >= 0 else { return }
         close(stdinFD)
         stdinFD = -1
+        let exited = exited, group = pid
+        Thread.detachNewThread {
+            if exited.wait(timeout: .now() + 2) == .timedOut { kill(-group, SIGKILL) }
+        }
     }
 
     public func abandon() {
-        finish()
+        if stdinFD >= 0 {
+            close(stdinFD)
+            stdinFD = -1
+        }
         kill(-pid, SIGKILL)
     }
 

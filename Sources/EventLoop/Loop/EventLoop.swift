@@ -123,20 +123,6 @@ public final class EventLoop {
         return run(timeout: timeout) { traffic.isSettled }
     }
 
-    /// Runs the loop until nothing has been read for `quietPeriod` seconds (or
-    /// `timeout` passes). For peers outside the process, where ``settle(timeout:)``
-    /// cannot know what is in flight; it depends on wall time, so it is not exact.
-    @discardableResult
-    public func quiesce(quietPeriod: Double = 0.02, timeout: Double = 2) -> Bool {
-        let deadline = uv_hrtime() + UInt64(timeout * 1e9)
-        while uv_hrtime() < deadline {
-            let before = traffic.totalBytesRead
-            run(timeout: quietPeriod) { false }
-            if traffic.totalBytesRead == before && traffic.isSettled { return true }
-        }
-        return false
-    }
-
     /// Closes every handle, runs the loop until their close callbacks have run, and
     /// returns the status of `uv_loop_close` (0 when nothing leaked).
     @discardableResult

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A driver for the harness's own tests: it answers every request plainly, and on a
 client's `init` it misbehaves as argv[1] says: crash (an exception, exit status 1),
-hang (never answers), junk (writes a line that is not JSON) or none."""
+hang (never answers), junk (writes a line that is not JSON) or none. With `pending`
+it behaves: it answers init as pending and writes the result event in the same write,
+so that both reach the harness at once."""
 import json
 import sys
 import time
@@ -29,6 +31,13 @@ for line in sys.stdin:
             time.sleep(3600)
         if mode == "junk":
             sys.stdout.write("this is not JSON\n")
+            sys.stdout.flush()
+            continue
+        if mode == "pending":
+            reply = {"type": "reply", "id": message["id"], "ok": True, "pending": True}
+            event = {"type": "event", "client": message["client"], "at": now, "event": "result",
+                     "command": message["id"], "result": {"ok": True}}
+            sys.stdout.write(json.dumps(reply) + "\n" + json.dumps(event) + "\n")
             sys.stdout.flush()
             continue
     reply = {"type": "reply", "id": message["id"], "ok": True}
