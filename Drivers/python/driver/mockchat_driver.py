@@ -34,9 +34,6 @@ HELLO = {"type": "hello", "protocol": 1, "sdk": {"name": "mockchat-python-sdk", 
          "events": ["connection", "presence", "socketOpening", "result"], "sockets": True}
 
 
-CALL_WAIT = 0.2   # seconds of real time a call may take before it is answered `pending`
-
-
 class DriverError(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -279,9 +276,6 @@ class Driver:
             raise DriverError("bad-arguments", f"{command} needs {missing}") from None
         if not isinstance(outcome, asyncio.Future):
             return {"ok": True, "result": encode_result(command, outcome)}
-        # Most outcomes need one server round trip; wait for it (bounded) so they come in
-        # the reply. A weak network or a delay fault leaves them pending.
-        await asyncio.wait([outcome], timeout=CALL_WAIT)
         await session.settle()
         if outcome.done():
             return {"ok": True, "result": self._outcome(command, outcome)}
