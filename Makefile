@@ -2,7 +2,7 @@
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
-.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios fixtures \
+.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios python-sdk-mutations fixtures \
 	fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke bench-compare
 
 bootstrap:
@@ -27,12 +27,25 @@ protocol-smoke: build
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
+## Unit tests of the Python SDK's logic (Drivers/python; installs websockets/pytest if missing).
+python-sdk-tests:
+	scripts/python-sdk-env
+	python3 -m pytest -q Drivers/python/tests
+
+## The catalogue through the Python SDK's driver, in virtual time (docs/TESTING-YOUR-SDK.md).
+python-sdk-scenarios: build
+	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-catalogue --json .build/python-sdk-catalogue.json
+
+## Each seeded bug of the Python SDK against the catalogue: the table of docs/DRIVER.md.
+python-sdk-mutations: build
+	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-mutations
+
 ## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
 driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke sdk-fuzz-smoke bench-smoke driver-scenarios scenarios
+test: unit-tests protocol-smoke fuzz-smoke sdk-fuzz-smoke bench-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
