@@ -242,12 +242,7 @@ public struct SDKFuzzer: Sendable {
             var examined = Examined(history: valid, built: built, outcome: SDKOutcome(result, built: built), refused: refused)
             if confirming, case .differed(let difference) = examined.outcome, !difference.isBadDriver {
                 let again = SDKOutcome(ScenarioRunner(options: options.runner).run(built.scenario), built: built)
-                if case .differed(let repeated) = again, repeated.signature == difference.signature,
-                   repeated.action == difference.action {
-                    examined.flaky = false
-                } else {
-                    examined.flaky = true
-                }
+                examined.flaky = !again.shows(difference)
             }
             if !examined.flaky, case .differed(let difference) = examined.outcome, let baseline = options.baseline {
                 var runner = options.runner

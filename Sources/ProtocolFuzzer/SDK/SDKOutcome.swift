@@ -55,6 +55,12 @@ public enum SDKOutcome: Sendable, Equatable {
         self = .differed(Difference(signature: signature, message: message, action: action))
     }
 
+    /// Whether this outcome shows `difference` again: the same kind after the same action.
+    func shows(_ difference: Difference) -> Bool {
+        guard case .differed(let found) = self else { return false }
+        return found.signature == difference.signature && found.action == difference.action
+    }
+
     /// The `SUBJECT.PROPERTY` of the failing assertion's `expected:` line.
     private static func assertion(in message: String) -> String? {
         for line in message.split(separator: "\n") where line.hasPrefix("expected: ") {
