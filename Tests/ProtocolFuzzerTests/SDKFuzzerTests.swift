@@ -35,7 +35,8 @@ import Testing
         options.stopAtFirst = true
         options.shrinkBudgetSeconds = 60
         options.runner.driver = .command(driver)
-        options.runner.driverTimeout = 2
+        // Generous: on a loaded machine a driver process can take seconds to start.
+        options.runner.driverTimeout = 15
         return options
     }
 
@@ -78,7 +79,10 @@ import Testing
     @Test(arguments: [("crash-on:didBackground", "driver crash"), ("junk-on:foreground", "driver junk"),
                       ("hang-on:network", "driver hang")])
     func aBadDriverIsReportedAsSuchWithAShrunkHistory(mode: String, signature: String) throws {
-        let report = try SDKFuzzer(options: options(Self.faulty(mode), seed: 2, steps: 400, length: 12)).run()
+        var options = options(Self.faulty(mode), seed: 2, steps: 400, length: 12)
+        // A hang costs the whole timeout on every candidate that still hangs.
+        if signature == "driver hang" { options.runner.driverTimeout = 4 }
+        let report = try SDKFuzzer(options: options).run()
         #expect(report.differences == 0)
         #expect(report.badDriverRuns >= 1)
         let finding = try #require(report.findings.first)

@@ -18,7 +18,7 @@ public struct ScenarioResult: Sendable {
     public var verdict: Verdict
     /// Why it failed or was skipped.
     public var message: String?
-    /// The step that failed (1-based).
+    /// The step that failed, or that the driver refused as unsupported (1-based).
     public var failedStep: Int?
     /// The last lines of the server trace when it failed.
     public var traceTail: [String]

@@ -89,6 +89,7 @@ public struct ScenarioRunner: Sendable {
                     if let driver = link, let reason = driver.unsupported {
                         result.verdict = .skipped
                         result.message = "\(driver.sdkDescription) does not support \(reason) (step \(step.number))"
+                        result.failedStep = step.number
                         break
                     }
                     result.verdict = .failed

@@ -26,14 +26,14 @@ public enum SDKOutcome: Sendable, Equatable {
     }
 
     public init(_ result: ScenarioResult, built: ComparisonScenario) {
-        guard result.verdict == .failed else {
-            self = result.verdict == .skipped ? .unsupported(action: nil, message: result.message ?? "skipped") : .agreed
-            return
-        }
-        let message = result.message ?? ""
         let action = result.failedStep.flatMap { step in
             step >= 1 && step <= built.actionOfStep.count ? built.actionOfStep[step - 1] : nil
         }
+        guard result.verdict == .failed else {
+            self = result.verdict == .skipped ? .unsupported(action: action, message: result.message ?? "skipped") : .agreed
+            return
+        }
+        let message = result.message ?? ""
         if let refusal = Self.refusal(message), ["unsupported", "unknown-command"].contains(refusal) {
             self = .unsupported(action: action, message: message)
             return
