@@ -20,7 +20,7 @@ public struct ScenarioResult: Sendable {
     public var verdict: Verdict
     /// Why it failed or was skipped.
     public var message: String?
-    /// The step that failed (1-based).
+    /// The step that failed, or that the driver refused as unsupported (1-based).
     public var failedStep: Int?
     /// The server trace around the failing time, keep-alive pings left out.
     public var traceTail: [String]

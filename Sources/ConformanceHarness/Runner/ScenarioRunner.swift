@@ -17,6 +17,20 @@ public struct ScenarioRunner: Sendable {
     }
 
     public func run(_ scenario: Scenario) -> ScenarioResult {
+        run(scenario, recording: nil)
+    }
+
+    /// Runs `scenario` and records every client after each step (see ``ClientRecord``).
+    /// A call's error does not fail its step here: it is recorded as the call's result.
+    /// The records hold one entry per step that ran.
+    public func record(_ scenario: Scenario) -> (ScenarioResult, [[String: ClientRecord]]) {
+        var records: [[String: ClientRecord]] = []
+        let result = run(scenario) { session throws(ScenarioError) in records.append(try session.record()) }
+        return (result, records)
+    }
+
+    private func run(_ scenario: Scenario,
+                     recording: ((ScenarioSession) throws(ScenarioError) -> Void)?) -> ScenarioResult {
         var result = ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
                                     verdict: .passed, traceTail: [], trace: [], wallSeconds: 0, virtualSeconds: 0)
         if let reason = scenario.skip {
@@ -72,6 +86,7 @@ public struct ScenarioRunner: Sendable {
             let live = ScenarioSession(scenario: scenario, timeline: timeline, seed: options.seed ?? scenario.seed,
                                        profilesFolder: profilesFolder,
                                        tolerance: options.wallClock ? options.tolerance : 0.001)
+            live.callErrorsFail = recording == nil
             session = live
             for step in scenario.steps {
                 stepTimes.append((step.number, live.elapsedSeconds, live.lastTraceSequence))
@@ -79,10 +94,12 @@ public struct ScenarioRunner: Sendable {
                                         String(step.text.prefix(160))))
                 do throws(ScenarioError) {
                     try live.perform(step)
+                    try recording?(live)
                 } catch {
                     if let driver = link, let reason = driver.unsupported {
                         result.verdict = .skipped
                         result.message = "\(driver.sdkDescription) does not support \(reason) (step \(step.number))"
+                        result.failedStep = step.number
                         break
                     }
                     result.verdict = .failed
