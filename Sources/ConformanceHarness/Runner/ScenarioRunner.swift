@@ -43,7 +43,6 @@ public struct ScenarioRunner: Sendable {
         var session: ScenarioSession?
         var link: DriverLink?
         do {
-            let server = try makeServer(scenario, loop: loop)
             if let source = options.driver {
                 let driver = try DriverLink(channel: try source.channel(), loop: loop, timeout: options.driverTimeout)
                 link = driver
@@ -58,6 +57,12 @@ public struct ScenarioRunner: Sendable {
                     throw ScenarioError("driver \(driver.channel.label) does not control time (virtualTime: false); "
                         + "run it with --wall-clock")
                 }
+            }
+            // The server starts once the driver is up: an in-process server's trace origin is
+            // its creation time, and in wall-clock mode a driver's start-up (a Python or JVM
+            // process) must not count as scenario time.
+            let server = try makeServer(scenario, loop: loop)
+            if let driver = link {
                 try driver.request("start", startFields(scenario, server: server, loop: loop), doing: "start")
             }
             let timeline = Timeline(loop: loop, server: server, driver: link, wallClock: options.wallClock,
