@@ -322,6 +322,14 @@ async def serve_stdio() -> None:
 
 async def serve_websocket(url: str) -> None:
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+    try:
+        await serve_connection(connect, url)
+    except ConnectionClosed:
+        pass                                   # the harness is done with us
+
+
+async def serve_connection(connect, url: str) -> None:
     async with connect(url, ping_interval=None, max_size=None, proxy=None) as ws:
         pending: list[str] = []
 
