@@ -57,6 +57,13 @@ import Testing
         #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
     }
 
+    @Test func commandRefusedAsUnsupportedSkipsTheScenario() throws {
+        let results = try Self.run(mode: "unsupported")
+        #expect(results[0].verdict == .skipped)
+        #expect(results[0].message == "bad-driver 0 does not support init (client a): this SDK has no manual mode (step 2)")
+        #expect(results[1].verdict == .passed)
+    }
+
     @Test func resultEventArrivingWithItsPendingReplyIsKept() throws {
         var options = CatalogueRunner.Options()
         options.driver = .command("python3 \(Self.badDriver) pending")

@@ -27,6 +27,9 @@ final class DriverLink {
     private var nextID: Int64 = 1
     /// Set once the driver failed; every later request fails with it at once.
     private var failure: ScenarioError?
+    /// Set when the driver answered `unsupported`: the request and the driver's words.
+    /// The scenario is then skipped rather than failed.
+    private(set) var unsupported: String?
 
     /// Attaches to `channel` and waits for the driver's `hello` (unless it already sent it).
     init(channel: DriverChannel, loop: EventLoop, timeout: Double) throws(ScenarioError) {
@@ -85,6 +88,7 @@ final class DriverLink {
         if reply["ok"]?.boolValue == false {
             let code = reply["error"]?["code"]?.stringValue ?? "error"
             let text = reply["error"]?["message"]?.stringValue ?? ""
+            if code == "unsupported" { unsupported = "\(doing): \(text)" }
             throw ScenarioError("driver \(channel.label) refused \(doing): \(code): \(text)")
         }
         if let state = reply["state"], let now = state["now"]?.intValue {

@@ -75,6 +75,11 @@ public struct ScenarioRunner: Sendable {
                 do throws(ScenarioError) {
                     try live.perform(step)
                 } catch {
+                    if let driver = link, let reason = driver.unsupported {
+                        result.verdict = .skipped
+                        result.message = "\(driver.sdkDescription) does not support \(reason) (step \(step.number))"
+                        break
+                    }
                     result.verdict = .failed
                     result.failedStep = step.number
                     result.message = "step \(step.number): \(step.text)\n\(error.description)"

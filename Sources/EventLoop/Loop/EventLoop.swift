@@ -106,6 +106,9 @@ public final class EventLoop {
             if now >= deadline { return false }
             // Re-armed each turn: libuv's cached time can fire the guard a little
             // before the deadline, and a loop with nothing else to wait for would block.
+            // The guard also repeats: when the cached time is stale, the guard falls due
+            // in the timer pass at the start of `uv_run` itself, and a one-shot guard
+            // would then leave the poll that follows without any timeout.
             armGuard(milliseconds: (deadline - now + 999_999) / 1_000_000)
             uv_run(uv, UV_RUN_ONCE)
         }
@@ -157,7 +160,8 @@ public final class EventLoop {
             timer.pointee.data = nil
             guardTimer = timer
         }
-        uv_timer_start(guardTimer, { _ in }, milliseconds, 0)
+        uv_update_time(uv)
+        uv_timer_start(guardTimer, { _ in }, milliseconds, max(milliseconds, 1))
     }
 
     private func disarmGuard() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A driver for the harness's own tests: it answers every request plainly, and on a
 client's `init` it misbehaves as argv[1] says: crash (an exception, exit status 1),
-hang (never answers), junk (writes a line that is not JSON) or none. With `pending`
+hang (never answers), junk (writes a line that is not JSON) or none. With
+`unsupported` it refuses init as unsupported; with `pending`
 it behaves: it answers init as pending and writes the result event in the same write,
 so that both reach the harness at once."""
 import json
@@ -32,6 +33,10 @@ for line in sys.stdin:
         if mode == "junk":
             sys.stdout.write("this is not JSON\n")
             sys.stdout.flush()
+            continue
+        if mode == "unsupported":
+            send({"type": "reply", "id": message["id"], "ok": False,
+                  "error": {"code": "unsupported", "message": "this SDK has no manual mode"}})
             continue
         if mode == "pending":
             reply = {"type": "reply", "id": message["id"], "ok": True, "pending": True}
