@@ -14,7 +14,7 @@ import asyncio
 import json
 import os
 import sys
-from typing import Any, Awaitable, Callable, Optional
+from typing import Any, Callable, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
