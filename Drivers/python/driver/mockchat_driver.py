@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import sys
+import threading
 from typing import Any, Callable, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -295,8 +296,13 @@ class Driver:
 
 async def serve_stdio() -> None:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 24)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    lines: asyncio.Queue = asyncio.Queue()
+
+    def read_stdin() -> None:      # a thread: stdin may be a pipe, a file or a terminal
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, "")
+    threading.Thread(target=read_stdin, daemon=True).start()
 
     def write(obj: dict) -> None:
         sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
@@ -305,7 +311,7 @@ async def serve_stdio() -> None:
     driver = Driver(write)
     write(HELLO)
     while True:
-        line = await reader.readline()
+        line = await lines.get()
         if not line:
             break
         try:
