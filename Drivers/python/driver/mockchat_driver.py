@@ -258,6 +258,8 @@ class Driver:
     async def _command(self, session: Session, message: dict) -> dict:
         name, command, args = message.get("client"), message.get("command"), message.get("args") or {}
         slot = session.slots.get(name)
+        if command not in ENVIRONMENT and command not in CALLS and command != "inspect":
+            raise DriverError("unknown-command", f"no command {command!r}")
         if command in ENVIRONMENT:
             environment(session, slot, name, command, args)
             await session.settle()
