@@ -163,10 +163,19 @@ final class RemoteServer: ServerUnderTest {
         remoteNow = instant
     }
 
+    /// The remote trace since the scenario began, read page by page.
     func trace() throws(ScenarioError) -> [JSONValue] {
-        let (status, bytes) = try exchange(method: "GET", path: "/control/trace?since=\(traceStart)", body: .null)
-        guard status == 200 else { throw ScenarioError("cannot read the server's trace (HTTP \(status))") }
-        return bytes.split(separator: 10).compactMap { try? JSONParser.parse(Array($0)) }
+        let pageSize = 10_000
+        var lines: [JSONValue] = []
+        var since = traceStart
+        while true {
+            let (status, bytes) = try exchange(method: "GET", path: "/control/trace?since=\(since)&limit=\(pageSize)", body: .null)
+            guard status == 200 else { throw ScenarioError("cannot read the server's trace (HTTP \(status))") }
+            let page = bytes.split(separator: 10).compactMap { try? JSONParser.parse(Array($0)) }
+            lines += page
+            guard page.count == pageSize, let last = page.last?["seq"]?.intValue else { return lines }
+            since = Int(last)
+        }
     }
 
     /// One HTTP/1.1 request over a fresh connection, read until the server closes.
