@@ -14,7 +14,8 @@ import asyncio
 import json
 import os
 import sys
-from typing import Any, Awaitable, Callable, Optional
+import threading
+from typing import Any, Callable, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -257,6 +258,8 @@ class Driver:
     async def _command(self, session: Session, message: dict) -> dict:
         name, command, args = message.get("client"), message.get("command"), message.get("args") or {}
         slot = session.slots.get(name)
+        if command not in ENVIRONMENT and command not in CALLS and command != "inspect":
+            raise DriverError("unknown-command", f"no command {command!r}")
         if command in ENVIRONMENT:
             environment(session, slot, name, command, args)
             await session.settle()
@@ -295,8 +298,13 @@ class Driver:
 
 async def serve_stdio() -> None:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 24)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    lines: asyncio.Queue = asyncio.Queue()
+
+    def read_stdin() -> None:      # a thread: stdin may be a pipe, a file or a terminal
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, "")
+    threading.Thread(target=read_stdin, daemon=True).start()
 
     def write(obj: dict) -> None:
         sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
@@ -305,7 +313,7 @@ async def serve_stdio() -> None:
     driver = Driver(write)
     write(HELLO)
     while True:
-        line = await reader.readline()
+        line = await lines.get()
         if not line:
             break
         try:
@@ -322,6 +330,14 @@ async def serve_stdio() -> None:
 
 async def serve_websocket(url: str) -> None:
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+    try:
+        await serve_connection(connect, url)
+    except ConnectionClosed:
+        pass                                   # the harness is done with us
+
+
+async def serve_connection(connect, url: str) -> None:
     async with connect(url, ping_interval=None, max_size=None, proxy=None) as ws:
         pending: list[str] = []
 

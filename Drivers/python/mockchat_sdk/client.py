@@ -10,7 +10,7 @@ with the injected Clock and the v1 transport."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
 from . import connection as cm
@@ -100,6 +100,7 @@ class ChatClient:
         self._socket: Optional[V1Socket] = None
         self._timers: dict[str, Timer] = {}
         self._call: Optional[asyncio.Future] = None
+        self._pending_credentials: Optional[dict] = None   # of a login not yet answered
         self._connection_listeners: dict[str, Any] = {}
         self._user_listeners: dict[str, Any] = {}
         self._users: dict[str, dict] = {}
@@ -121,7 +122,7 @@ class ChatClient:
         """Logs in and saves the user on the device. Auto mode connects now and ends with
         the user; manual mode only saves it, the server checks it at connect() (D11)."""
         credentials = {"uid": uid, "authKey": auth_key or (None if token else self.auth_key), "token": token}
-        self.device.storage["pendingCredentials"] = credentials
+        self._pending_credentials = credentials
         if not self.machine.auto:
             self._save_login(credentials, {"uid": uid, "status": "offline"})
             return _done(None)
@@ -141,6 +142,8 @@ class ChatClient:
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
         if self.machine.status == cm.CONNECTED:
             return _done(error=ChatError(errors.ALREADY_CONNECTED))
+        if self.machine.socket is not None:
+            return self._join_attempt("connect")   # a connection is already on its way
         return self._start_call("connect")
 
     def disconnect(self) -> asyncio.Future:
@@ -235,6 +238,13 @@ class ChatClient:
         self._run(self.machine.start(kind))
         return call
 
+    def _join_attempt(self, kind: str) -> asyncio.Future:
+        """The app asks for what the SDK is already doing: it waits for that attempt."""
+        if self._call is None:
+            self._call = asyncio.get_running_loop().create_future()
+            self.machine.call = kind
+        return self._call
+
     def _request(self, op: str, **fields: Any) -> asyncio.Future:
         if self._socket is None or self.machine.socket != "open":
             code = errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR
@@ -315,7 +325,7 @@ class ChatClient:
             await socket.open()
         except ChatError:
             return                             # _on_closed has told the machine
-        credentials = self._credentials() or self.device.storage.get("pendingCredentials") or {}
+        credentials = self._credentials() or self._pending_credentials or {}
         presence = self.settings.presence
         if isinstance(presence, list):
             presence = {"mode": "all"} if "unsubscribed-roles" in self.bugs else {"mode": "roles", "roles": presence}
