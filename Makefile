@@ -3,7 +3,7 @@ SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios fixtures \
-	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare
+	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare cluster-test
 
 bootstrap:
 	@scripts/bootstrap
@@ -23,12 +23,16 @@ unit-tests: build
 protocol-smoke: build
 	scripts/protocol-smoke
 
+## Three `serve --cluster` nodes over a real redis-server: presence, kicks, reset, churn, kill -9, Redis restart.
+cluster-test: build
+	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test
+
 ## The scenario catalogue against fresh in-process servers.
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke bench-smoke scenarios
+test: unit-tests protocol-smoke cluster-test fuzz-smoke bench-smoke scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

@@ -20,11 +20,13 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Redis client for `serve --cluster` (Debian: libhiredis-dev), on libuv through its adapter.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
         .target(name: "ChatProtocol"),
-        // The only code that touches libuv and wslay.
-        .target(name: "EventLoop", dependencies: ["CLibUV", "CWslay", "COpenSSL"]),
+        // The only code that touches libuv, wslay and hiredis.
+        .target(name: "EventLoop", dependencies: ["CLibUV", "CWslay", "COpenSSL", "CHiredis"]),
         // Presence engine, sessions, device policy, control API, trace.
         .target(name: "MockChatServer", dependencies: [
             "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),

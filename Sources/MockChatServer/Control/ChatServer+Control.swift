@@ -25,11 +25,9 @@ extension ChatServer {
                     }
                     clock = Instant(seconds: value)
                 }
-                execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
-                                    now: loop.clock.now))
-                if let clock { loop.clock.jump(to: clock) }
-                faults = FaultPlan()
-                trace.record(.control, time: loop.clock.now, text: "reset")
+                // Cluster mode: Redis forgets every device first, so this node's closes announce nothing.
+                cluster?.reset()
+                resetLocally(jumpingTo: clock)
                 result = ["ok": true]
             case "POST /control/fixtures":
                 result = try loadFixtures(body)
@@ -38,7 +36,17 @@ extension ChatServer {
             case "POST /control/clock/advance":
                 result = try advanceClock(body)
             case "GET /control/connections":
-                result = ["connections": .array(engine.connections.map(Self.describe))]
+                var connections = engine.connections.map(Self.describe)
+                if let node = cluster?.configuration.node {
+                    // Cluster mode: this node's connections carry its name; other nodes' logged-in devices follow.
+                    connections = connections.map { entry in
+                        var object = entry.objectValue ?? JSONObject()
+                        object["node"] = .string(node)
+                        return .object(object)
+                    }
+                    connections += engine.clusterDevices.filter { $0.node != node }.map(Self.describe)
+                }
+                result = ["connections": .array(connections)]
             case "GET /control/presence":
                 result = ["online": .array(engine.onlineUsers.map { .string($0) })]
             case "GET /control/faults":
@@ -158,6 +166,23 @@ extension ChatServer {
         trace.record(.control, time: loop.clock.now, uid: selector.uid, deviceId: selector.deviceId,
                      text: "fault \(name) \(enabled ? "on" : "off")")
         return ["ok": true, "affected": .integer(Int64(affected))]
+    }
+
+    /// Back to the initial users and settings, every connection closed, faults cleared.
+    func resetLocally(jumpingTo clock: Instant? = nil) {
+        engine.clusterReset()
+        execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
+                            now: loop.clock.now))
+        if let clock { loop.clock.jump(to: clock) }
+        faults = FaultPlan()
+        trace.record(.control, time: loop.clock.now, text: "reset")
+    }
+
+    private static func describe(_ device: ClusterDevice) -> JSONValue {
+        .object(JSONObject([
+            ("id", .string(device.connection)), ("uid", .string(device.uid)), ("deviceId", .string(device.deviceId)),
+            ("platform", .string(device.platform.rawValue)), ("state", .string("logged-in")), ("node", .string(device.node)),
+        ]))
     }
 
     private static func describe(_ session: SessionInfo) -> JSONValue {

@@ -17,6 +17,8 @@ public final class ChatServer {
         public var controlFromAnywhere = false
         /// A connection whose unsent output exceeds this many bytes is closed with 4008.
         public var outboundQueueLimit = 1 << 20
+        /// Share presence and devices with other nodes through Redis (docs/CLUSTER.md).
+        public var cluster: ClusterBridge.Configuration?
         public init() {}
     }
 
@@ -37,6 +39,8 @@ public final class ChatServer {
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     private var nextConnection = 1
     private var isShuttingDown = false
+    /// Cluster mode only: the link to Redis.
+    let cluster: ClusterBridge?
 
     /// Starts listening at `configuration.address`.
     public init(loop: EventLoop, configuration: Configuration = .init(), directory: UserDirectory,
@@ -47,9 +51,19 @@ public final class ChatServer {
         engine = PresenceEngine(directory: directory, settings: settings)
         initialDirectory = directory
         initialSettings = settings
+        cluster = configuration.cluster.map { ClusterBridge(loop: loop, configuration: $0, logger: Logger(label: "mockchat.cluster")) }
         web = try WebServer(loop: loop, address: configuration.address, configuration: configuration.web) {
             [unowned self] request, isUpgrade, peer in
             self.route(request, isUpgrade: isUpgrade, peer: peer)
+        }
+        if let cluster {
+            engine.joinCluster(node: cluster.configuration.node)
+            cluster.onEvent = { [unowned self] event in self.clusterEvent(event) }
+            cluster.onSnapshot = { [unowned self] devices in
+                self.execute(self.engine.clusterSnapshot(devices, now: self.loop.clock.now))
+            }
+            cluster.localDevices = { [unowned self] in self.engine.localClusterDevices }
+            cluster.start()
         }
     }
 
@@ -62,6 +76,13 @@ public final class ChatServer {
     /// Connections in any stage, including HTTP requests in progress.
     public var openConnectionCount: Int { web.openConnections }
 
+    /// Whether the Redis connections (cluster mode) still hold loop handles.
+    public var isClusterLinkOpen: Bool { cluster?.isOpen == true }
+
+    /// Closes the Redis connections at once; call before ``EventLoop/shutdown()`` if
+    /// ``isClusterLinkOpen`` is still true.
+    public func closeClusterLink() { cluster?.forceClose() }
+
     /// Stops accepting and closes every WebSocket with 1001. The loop finishes the
     /// closing handshakes; call ``EventLoop/shutdown()`` afterwards.
     public func shutdown() {
@@ -70,6 +91,24 @@ public final class ChatServer {
         web.stopListening()
         for id in sockets.keys.sorted() {
             execute(engine.disconnect(id, code: .goingAway, reason: "server shutting down", now: loop.clock.now))
+        }
+        // The retractions just sent still reach Redis: the other nodes see these users leave now.
+        cluster?.stop()
+    }
+
+    private func clusterEvent(_ event: ClusterEvent) {
+        let now = loop.clock.now
+        switch event {
+        case .added(let device):
+            execute(engine.clusterDeviceAdded(device, now: now))
+        case .removed(let uid, let field, let lastActiveAt):
+            execute(engine.clusterDeviceRemoved(uid: uid, field: field, lastActiveAt: lastActiveAt, now: now))
+        case .kick(let node, let connection, let reason, let byDeviceId, let byPlatform):
+            guard node == cluster?.configuration.node, let id = ConnectionID(connection) else { return }
+            execute(engine.kick(id, reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform, now: now))
+        case .reset(let node):
+            guard node != cluster?.configuration.node else { return }
+            resetLocally()
         }
     }
 
@@ -212,6 +251,12 @@ public final class ChatServer {
                 } else {
                     deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
                 }
+            case .announceDevice(let device):
+                cluster?.announce(device)
+            case .retractDevice(let device, let lastActiveAt):
+                cluster?.retract(device, lastActiveAt: lastActiveAt)
+            case .kickRemote(let device, let reason, let byDeviceId, let byPlatform):
+                cluster?.kick(device, reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform)
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in

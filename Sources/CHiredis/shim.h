@@ -1,0 +1,12 @@
+#ifndef MOCKCHAT_CHIREDIS_SHIM_H
+#define MOCKCHAT_CHIREDIS_SHIM_H
+#include <hiredis/hiredis.h>
+#include <hiredis/async.h>
+#include <hiredis/adapters/libuv.h>
+
+/// The libuv adapter's attach function is `static` in its header; this wrapper gives
+/// Swift one name to call.
+static inline int mockchat_redis_attach(redisAsyncContext *context, uv_loop_t *loop) {
+    return redisLibuvAttach(context, loop);
+}
+#endif
