@@ -127,7 +127,8 @@ class Node:
 
     def control(self, method, path, body=None):
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.http + path, data=data, method=method)
+        request = urllib.request.Request(self.http + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data is not None else {})
         with urllib.request.urlopen(request, timeout=DEADLINE) as response:
             return json.loads(response.read())
 
