@@ -4,7 +4,7 @@ MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
 	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
-	bench-compare cli-smoke html-report-check
+	bench-compare cli-smoke html-report-check cluster-test
 
 bootstrap:
 	@scripts/bootstrap
@@ -23,6 +23,10 @@ unit-tests: build
 ## A client written from docs/PROTOCOL.md alone (Python websockets) against `mockchat serve`.
 protocol-smoke: build
 	scripts/protocol-smoke
+
+## Three `serve --cluster` nodes over a real redis-server: presence, kicks, reset, churn, kill -9, Redis restart.
+cluster-test: build
+	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test
 
 ## The scenario catalogue against fresh in-process servers.
 scenarios: build
@@ -55,7 +59,7 @@ driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
+test: unit-tests protocol-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

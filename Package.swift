@@ -16,15 +16,18 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
-        // System libraries (Debian: libuv1-dev, libwslay-dev, libssl-dev).
-        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // System libraries (Debian: libuv1-dev with libhiredis-dev, libwslay-dev, libssl-dev).
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev", "libhiredis-dev"])]),
         .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Redis client for `serve --cluster` (Debian: libhiredis-dev), on libuv through its adapter.
 
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
         .target(name: "ChatProtocol"),
-        // The only code that touches libuv and wslay.
-        .target(name: "EventLoop", dependencies: ["CLibUV", "CWslay", "COpenSSL"]),
+        // The only code that touches libuv, wslay and hiredis.
+        // glibc's malloc_trim, so a reset can give the trace's memory back to the system.
+        .target(name: "CSystemMemory"),
+        .target(name: "EventLoop", dependencies: ["CLibUV", "CWslay", "COpenSSL", "CSystemMemory"]),
         // Presence engine, sessions, device policy, control API, trace.
         .target(name: "MockChatServer", dependencies: [
             "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),

@@ -66,6 +66,15 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Let the control API answer clients that are not on loopback (needs --control-token).")
     var controlFromAnywhere = false
 
+    @Option(help: "Share presence and devices with other nodes through Redis at redis://HOST:PORT (docs/CLUSTER.md).")
+    var cluster: String?
+
+    @Option(help: "This node's name in the cluster (unique; no '/'). Required with --cluster.")
+    var node: String?
+
+    @Option(help: "Cluster: a killed node's users go offline on the other nodes within this many milliseconds.")
+    var nodeTtl: Int64 = 3000
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         guard traceCapacity >= 0 else { throw ValidationError("--trace-capacity must be 0 or more") }
@@ -75,6 +84,15 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--control-from-anywhere needs --control-token: the control API can drop every user")
         }
         if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token must not be empty") }
+        guard cluster != nil else {
+            if node != nil { throw ValidationError("--node needs --cluster redis://HOST:PORT") }
+            return
+        }
+        guard node != nil else { throw ValidationError("--cluster needs --node NAME, unique among the nodes") }
+        guard clock == .system else {
+            throw ValidationError("--clock virtual cannot be used with --cluster: the virtual clock is one process's; nodes share real time")
+        }
+        guard nodeTtl >= 30 else { throw ValidationError("--node-ttl \(nodeTtl): must be at least 30 milliseconds") }
     }
 
     func run() throws {
@@ -102,6 +120,14 @@ struct ServeCommand: ParsableCommand {
         let loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
         var configuration = ChatServer.Configuration()
         configuration.address = SocketAddress(host: host, port: port)
+        if let cluster, let node {
+            do {
+                configuration.cluster = try ClusterBridge.Configuration(url: cluster, node: node)
+            } catch {
+                throw ValidationError("--cluster/--node: \(error)")
+            }
+            configuration.cluster?.nodeTTLMilliseconds = nodeTtl
+        }
         // Upgrades stop before the descriptors run out: the rest stays for the control
         // API, the listener, the trace file and the loop's own handles.
         configuration.web.maxConnections = min(configuration.web.maxConnections,
@@ -118,7 +144,7 @@ struct ServeCommand: ParsableCommand {
         }
         let url = "ws://\(server.address)/v1/ws"
         let banner = """
-            MockChat listening on \(url) (\(fixtureSet.directory.records.count) users, \(clock.rawValue) clock)
+            MockChat listening on \(url) (\(fixtureSet.directory.records.count) users, \(clock.rawValue) clock\(node.map { ", cluster node \($0)" } ?? ""))
             Try: {"id":1,"op":"login","uid":"alice","authKey":"\(fixtureSet.settings.authKey)","deviceId":"phone-1","platform":"mobile"}
             Control API: http://\(server.address)/control/health   Stop: Ctrl-C
 
@@ -126,7 +152,9 @@ struct ServeCommand: ParsableCommand {
         FileHandle.standardOutput.write(Data(banner.utf8))
         loop.run()
         signals.close()
-        loop.run(timeout: 1) { server.openConnectionCount == 0 }
+        loop.run(timeout: 1) { server.openConnectionCount == 0 && !server.isClusterLinkOpen }
+        // hiredis's libuv handles must be closing before the loop shuts down.
+        server.closeClusterLink()
         let status = loop.shutdown()
         guard status == 0 else {
             logger.error("the event loop did not close cleanly (uv_loop_close returned \(status))")

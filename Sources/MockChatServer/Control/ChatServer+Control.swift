@@ -28,14 +28,9 @@ extension ChatServer {
                     }
                     clock = Instant(seconds: value)
                 }
-                execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
-                                    now: loop.clock.now))
-                if let clock { loop.clock.jump(to: clock) }
-                faults = FaultPlan()
-                trace.clear()
-                // Give the freed trace back to the system, not only to the allocator.
-                EventLoop.returnFreedMemory()
-                trace.record(.control, time: loop.clock.now, frame: body, text: "reset")
+                // Cluster mode: Redis forgets every device first, so this node's closes announce nothing.
+                cluster?.reset()
+                resetLocally(jumpingTo: clock, request: body)
                 result = ["ok": true]
             case "POST /control/fixtures":
                 result = try loadFixtures(body)
@@ -46,7 +41,17 @@ extension ChatServer {
             case "POST /control/settle":
                 result = settleState
             case "GET /control/connections":
-                result = ["connections": .array(engine.connections.map(Self.describe))]
+                var connections = engine.connections.map(Self.describe)
+                if let node = cluster?.configuration.node {
+                    // Cluster mode: this node's connections carry its name; other nodes' logged-in devices follow.
+                    connections = connections.map { entry in
+                        var object = entry.objectValue ?? JSONObject()
+                        object["node"] = .string(node)
+                        return .object(object)
+                    }
+                    connections += engine.clusterDevices.filter { $0.node != node }.map(Self.describe)
+                }
+                result = ["connections": .array(connections)]
             case "GET /control/presence":
                 result = ["online": .array(engine.onlineUsers.map { .string($0) })]
             case "GET /control/faults":
@@ -225,6 +230,26 @@ extension ChatServer {
                      text: "fault \(name) \(enabled ? "on" : "off")")
         logger.debug("fault \(name) \(enabled ? "on" : "off") uid=\(selector.uid ?? "-") device=\(selector.deviceId ?? "-"), \(affected) affected")
         return ["ok": true, "affected": .integer(Int64(affected))]
+    }
+
+    /// Back to the initial users and settings, every connection closed, faults cleared.
+    func resetLocally(jumpingTo clock: Instant? = nil, request: JSONValue? = nil) {
+        engine.clusterReset()
+        execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
+                            now: loop.clock.now))
+        if let clock { loop.clock.jump(to: clock) }
+        faults = FaultPlan()
+        trace.clear()
+        // Give the freed trace back to the system, not only to the allocator.
+        EventLoop.returnFreedMemory()
+        trace.record(.control, time: loop.clock.now, frame: request, text: "reset")
+    }
+
+    private static func describe(_ device: ClusterDevice) -> JSONValue {
+        .object(JSONObject([
+            ("id", .string(device.connection)), ("uid", .string(device.uid)), ("deviceId", .string(device.deviceId)),
+            ("platform", .string(device.platform.rawValue)), ("state", .string("logged-in")), ("node", .string(device.node)),
+        ]))
     }
 
     private static func describe(_ session: SessionInfo) -> JSONValue {

@@ -36,6 +36,8 @@ public struct PresenceEngine: Sendable {
     private var lastActiveAt: [String: Double] = [:]
     /// When the users were loaded: the `lastActiveAt` of users whose record has none.
     private var loadedAt: Double
+    /// Cluster mode only (PresenceEngine+Cluster.swift): the devices of every node.
+    var cluster: ClusterView?
 
     /// `now` is when the users count as loaded (see ``UserRecord/lastActiveAt``).
     public init(directory: UserDirectory, settings: AppSettings, now: Instant = Instant(seconds: 0)) {
@@ -53,9 +55,12 @@ public struct PresenceEngine: Sendable {
     public func session(_ id: ConnectionID) -> SessionInfo? { sessions[id] }
 
     /// Users with at least one logged-in connection, sorted.
-    public var onlineUsers: [String] { connectionsByUser.keys.sorted() }
+    public var onlineUsers: [String] {
+        guard let cluster else { return connectionsByUser.keys.sorted() }
+        return Set(connectionsByUser.keys).union(cluster.devices.keys).sorted()
+    }
 
-    public func isOnline(_ uid: String) -> Bool { connectionsByUser[uid] != nil }
+    public func isOnline(_ uid: String) -> Bool { connectionsByUser[uid] != nil || cluster?.isOnline(uid) == true }
 
     /// The user object of `uid` as `viewer` sees it.
     public func user(_ uid: String, viewer: String?) -> User? {
@@ -158,6 +163,8 @@ public struct PresenceEngine: Sendable {
         return actions
     }
 
+    mutating func setLastActive(_ uid: String, _ seconds: Double) { lastActiveAt[uid] = seconds }
+
     // MARK: Login and device policy
 
     private mutating func login(_ login: LoginRequest, id requestID: RequestID, on id: ConnectionID,
@@ -183,19 +190,24 @@ public struct PresenceEngine: Sendable {
         let others = connectionsByUser[uid] ?? []
         let sameDevice = others.filter { sessions[$0]?.deviceId == login.deviceId }
         var displaced = sameDevice
+        // Cluster mode: devices of this user on other nodes count too.
+        let remote = cluster?.remote(uid) ?? []
+        var displacedRemote = remote.filter { $0.deviceId == login.deviceId }
         if login.platform == .mobile {
             let mobiles = others.filter { sessions[$0]?.platform == .mobile && !sameDevice.contains($0) }
-            let excess = mobiles.count + 1 - settings.mobileDevicesPerUser
+            let remoteMobiles = remote.filter { $0.platform == .mobile && $0.deviceId != login.deviceId }
+            let excess = mobiles.count + remoteMobiles.count + 1 - settings.mobileDevicesPerUser
             if excess > 0 {
                 if login.reconnect && login.reconnectKickEnable && settings.clientKickControl {
                     return refuse(.reconnectKickRefused, close: .reconnectRefused)
                 }
                 displaced += mobiles.prefix(excess)
+                displacedRemote += remoteMobiles.prefix(max(0, excess - mobiles.count))
             }
         }
         // The newcomer is registered before the old devices go, so the user never
         // appears offline in between.
-        let wasOnline = isOnline(uid)
+        let wasOnline = connectionsByUser[uid] != nil
         sessions[id]?.stage = .loggedIn
         sessions[id]?.uid = uid
         sessions[id]?.deviceId = login.deviceId
@@ -210,9 +222,19 @@ public struct PresenceEngine: Sendable {
             actions.append(.send([old], .deviceKicked(reason: reason, byDeviceId: login.deviceId, byPlatform: login.platform)))
             actions += end(old, code: .deviceKicked, reason: reason, now: now)
         }
+        for old in displacedRemote {
+            let reason = old.deviceId == login.deviceId ? "the same device connected again" : "another mobile device logged in"
+            actions.append(.kickRemote(old, reason: reason, byDeviceId: login.deviceId, byPlatform: login.platform))
+        }
         actions.append(.send([id], .loggedIn(id: requestID, user: user(uid, viewer: uid)!, connectionId: id.description,
                                              serverTime: now.seconds)))
-        if !wasOnline { actions += presenceChanged(uid) }
+        if let cluster {
+            actions.append(.announceDevice(ClusterDevice(uid: uid, node: cluster.node, connection: id.description,
+                                                         deviceId: login.deviceId, platform: login.platform,
+                                                         since: now.seconds)))
+        } else if !wasOnline {
+            actions += presenceChanged(uid)
+        }
         return actions
     }
 
@@ -228,6 +250,14 @@ public struct PresenceEngine: Sendable {
         guard let session = sessions.removeValue(forKey: id) else { return [] }
         guard session.stage == .loggedIn, let uid = session.uid, var remaining = connectionsByUser[uid] else { return [] }
         remaining.removeAll { $0 == id }
+        if let cluster, let platform = session.platform {
+            connectionsByUser[uid] = remaining.isEmpty ? nil : remaining
+            lastActiveAt[uid] = now.seconds
+            let device = ClusterDevice(uid: uid, node: cluster.node, connection: id.description,
+                                       deviceId: session.deviceId ?? "", platform: platform,
+                                       since: session.loggedInAt?.seconds ?? now.seconds)
+            return [.retractDevice(device, lastActiveAt: now.seconds)]
+        }
         guard remaining.isEmpty else {
             connectionsByUser[uid] = remaining
             return []
@@ -239,7 +269,7 @@ public struct PresenceEngine: Sendable {
 
     /// `user.online` or `user.offline` for `uid` to every subscriber, grouped so that
     /// viewers who see the same object share one encoded frame.
-    private func presenceChanged(_ uid: String) -> [EngineAction] {
+    func presenceChanged(_ uid: String, online: Bool? = nil) -> [EngineAction] {
         guard let record = directory.record(uid), let base = user(uid, viewer: nil) else { return [] }
         // Group index: 1 when `uid` has blocked the viewer, + 2 when the viewer has blocked `uid`.
         var groups = [[ConnectionID]](repeating: [], count: 4)
@@ -251,7 +281,7 @@ public struct PresenceEngine: Sendable {
             if groups[key].isEmpty { order.append(key) }
             groups[key].append(id)
         }
-        let online = isOnline(uid)
+        let online = online ?? isOnline(uid)
         return order.map { key in
             var user = base
             user.hasBlockedMe = key & 1 != 0

@@ -17,6 +17,8 @@ public final class ChatServer {
         public var controlAccess = ControlAccess()
         /// A connection whose unsent output exceeds this many bytes is closed with 4008.
         public var outboundQueueLimit = 1 << 20
+        /// Share presence and devices with other nodes through Redis (docs/CLUSTER.md).
+        public var cluster: ClusterBridge.Configuration?
         /// WebSocket sessions from one address that have not logged in yet, beyond which
         /// that address's new upgrades get 503 (the login deadline frees them).
         public var maxPendingLoginsPerAddress = 4_096
@@ -43,6 +45,8 @@ public final class ChatServer {
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     private var nextConnection = 1
     private var isShuttingDown = false
+    /// Cluster mode only: the link to Redis.
+    let cluster: ClusterBridge?
     /// Sessions not yet logged in, per peer host, and the host of each of them.
     private var pendingByHost: [String: Int] = [:]
     private var pendingHost: [ConnectionID: String] = [:]
@@ -62,12 +66,22 @@ public final class ChatServer {
         self.trace.writeHeader(["clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
                                 "start": .double(loop.clock.now.seconds),
                                 "fixtures": ["users": directory.json["users"] ?? .array([]), "app": settings.json]])
+        cluster = configuration.cluster.map { ClusterBridge(loop: loop, configuration: $0, logger: Logger(label: "mockchat.cluster")) }
         web = try WebServer(loop: loop, address: configuration.address, configuration: configuration.web) {
             [unowned self] request, isUpgrade, peer in
             self.route(request, isUpgrade: isUpgrade, peer: peer)
         }
         web.onCapacityRefusal = { [unowned self] in
             self.warnAtCap("at the connection cap (\(self.configuration.web.maxConnections)): new WebSocket upgrades get 503")
+        }
+        if let cluster {
+            engine.joinCluster(node: cluster.configuration.node)
+            cluster.onEvent = { [unowned self] event in self.clusterEvent(event) }
+            cluster.onSnapshot = { [unowned self] devices in
+                self.execute(self.engine.clusterSnapshot(devices, now: self.loop.clock.now))
+            }
+            cluster.localDevices = { [unowned self] in self.engine.localClusterDevices }
+            cluster.start()
         }
     }
 
@@ -89,6 +103,13 @@ public final class ChatServer {
     /// Connections in any stage, including HTTP requests in progress.
     public var openConnectionCount: Int { web.openConnections }
 
+    /// Whether the Redis connections (cluster mode) still hold loop handles.
+    public var isClusterLinkOpen: Bool { cluster?.isOpen == true }
+
+    /// Closes the Redis connections at once; call before ``EventLoop/shutdown()`` if
+    /// ``isClusterLinkOpen`` is still true.
+    public func closeClusterLink() { cluster?.forceClose() }
+
     /// Stops accepting and closes every WebSocket with 1001. The loop finishes the
     /// closing handshakes; call ``EventLoop/shutdown()`` afterwards.
     public func shutdown() {
@@ -97,6 +118,24 @@ public final class ChatServer {
         web.stopListening()
         for id in sockets.keys.sorted() {
             execute(engine.disconnect(id, code: .goingAway, reason: "server shutting down", now: loop.clock.now))
+        }
+        // The retractions just sent still reach Redis: the other nodes see these users leave now.
+        cluster?.stop()
+    }
+
+    private func clusterEvent(_ event: ClusterEvent) {
+        let now = loop.clock.now
+        switch event {
+        case .added(let device):
+            execute(engine.clusterDeviceAdded(device, now: now))
+        case .removed(let uid, let field, let lastActiveAt):
+            execute(engine.clusterDeviceRemoved(uid: uid, field: field, lastActiveAt: lastActiveAt, now: now))
+        case .kick(let node, let connection, let reason, let byDeviceId, let byPlatform):
+            guard node == cluster?.configuration.node, let id = ConnectionID(connection) else { return }
+            execute(engine.kick(id, reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform, now: now))
+        case .reset(let node):
+            guard node != cluster?.configuration.node else { return }
+            resetLocally()
         }
     }
 
@@ -261,6 +300,12 @@ public final class ChatServer {
                 } else {
                     deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
                 }
+            case .announceDevice(let device):
+                cluster?.announce(device)
+            case .retractDevice(let device, let lastActiveAt):
+                cluster?.retract(device, lastActiveAt: lastActiveAt)
+            case .kickRemote(let device, let reason, let byDeviceId, let byPlatform):
+                cluster?.kick(device, reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform)
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in

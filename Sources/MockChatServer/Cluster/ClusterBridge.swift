@@ -1,0 +1,219 @@
+import ChatProtocol
+import EventLoop
+import Logging
+
+/// Connects one node's engine to the cluster: turns the engine's cluster actions into
+/// Redis commands and the `mockchat:events` channel into engine inputs
+/// (``ClusterEvent``). Runs on the server's loop through hiredis's libuv adapter.
+///
+/// While Redis is unreachable the node keeps serving on its own: its device
+/// announcements loop straight back to its engine, and it retries every
+/// `retryMilliseconds`. On reconnecting it rejoins (stores what Redis lost, drops what
+/// ended meanwhile) and reads a snapshot, so every node converges (docs/CLUSTER.md).
+public final class ClusterBridge {
+    /// Where the cluster lives and how this node takes part.
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        /// This node's name: unique in the cluster, no `/`.
+        public var node: String
+        /// A killed node's users go offline on the others within this time.
+        public var nodeTTLMilliseconds: Int64 = 3000
+        public var retryMilliseconds: Int64 = 500
+
+        public init(host: String, port: Int, node: String) {
+            self.host = host
+            self.port = port
+            self.node = node
+        }
+
+        /// Parses `redis://HOST:PORT`.
+        public init(url: String, node: String) throws(ClusterConfigurationError) {
+            guard url.hasPrefix("redis://") else { throw ClusterConfigurationError("'\(url)': expected redis://HOST:PORT") }
+            let rest = url.dropFirst("redis://".count)
+            guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
+                  (1...65535).contains(port), colon != rest.startIndex else {
+                throw ClusterConfigurationError("'\(url)': expected redis://HOST:PORT with a port from 1 to 65535")
+            }
+            guard !node.isEmpty, !node.contains("/"), !node.contains(" ") else {
+                throw ClusterConfigurationError("node name '\(node)': must be non-empty, without '/' or spaces")
+            }
+            self.init(host: String(rest[..<colon]), port: port, node: node)
+        }
+    }
+
+    let configuration: Configuration
+    private let loop: EventLoop
+    private let logger: Logger
+    /// Delivers a decoded event (or a snapshot) to the server.
+    var onEvent: (ClusterEvent) -> Void = { _ in }
+    var onSnapshot: ([ClusterDevice]) -> Void = { _ in }
+    /// The devices this node holds now, for rejoining.
+    var localDevices: () -> [ClusterDevice] = { [] }
+    private var commands: RedisConnection?
+    private var subscriber: RedisConnection?
+    private var timer: Clock.TimerID?
+    private var isStopped = false
+    private var wasConnected = false
+    private var isOutageLogged = false
+    /// Subscribed and rejoined: commands go to Redis rather than loop back.
+    public private(set) var isReady = false
+
+    init(loop: EventLoop, configuration: Configuration, logger: Logger) {
+        self.loop = loop
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Connects (and keeps reconnecting) until ``stop()``.
+    func start() {
+        connect()
+    }
+
+    // MARK: Engine actions
+
+    func announce(_ device: ClusterDevice) {
+        guard isReady, let commands else { return onEvent(.added(device)) }
+        commands.send(["EVAL", ClusterScripts.add, "0", device.uid, device.field, ClusterEvent.storedValue(device),
+                       ClusterEvent.added(device).message])
+    }
+
+    func retract(_ device: ClusterDevice, lastActiveAt: Double) {
+        let event = ClusterEvent.removed(uid: device.uid, field: device.field, lastActiveAt: lastActiveAt)
+        guard isReady, let commands else { return onEvent(event) }
+        commands.send(["EVAL", ClusterScripts.remove, "0", device.uid, device.field, String(lastActiveAt), event.message])
+    }
+
+    func kick(_ device: ClusterDevice, reason: String, byDeviceId: String, byPlatform: Platform) {
+        let event = ClusterEvent.kick(node: device.node, connection: device.connection, reason: reason,
+                                      byDeviceId: byDeviceId, byPlatform: byPlatform)
+        guard isReady, let commands else {
+            return logger.warning("cluster: Redis unreachable; cannot kick \(device.field) of \(device.uid)")
+        }
+        commands.send(["PUBLISH", "mockchat:events", event.message])
+    }
+
+    /// Forgets every device in Redis and tells the other nodes to reset.
+    func reset() {
+        guard isReady, let commands else { return logger.warning("cluster: Redis unreachable; reset is local only") }
+        commands.send(["EVAL", ClusterScripts.reset, "0", ClusterEvent.reset(node: configuration.node).message])
+    }
+
+    // MARK: Connection
+
+    /// Stops retrying and closes the connections once commands already sent are answered.
+    func stop() {
+        isStopped = true
+        isReady = false
+        loop.clock.cancel(timer)
+        subscriber?.close()
+        commands?.close(flush: true)
+    }
+
+    /// Whether hiredis still holds a libuv handle (the loop must not shut down before).
+    var isOpen: Bool { commands?.isOpen == true || subscriber?.isOpen == true }
+
+    /// Closes at once whatever ``stop()`` left open.
+    func forceClose() {
+        subscriber?.close()
+        commands?.close()
+    }
+
+    private func connect() {
+        guard !isStopped else { return }
+        do {
+            let commands = try RedisConnection(loop: loop, host: configuration.host, port: configuration.port)
+            let subscriber = try RedisConnection(loop: loop, host: configuration.host, port: configuration.port)
+            self.commands = commands
+            self.subscriber = subscriber
+            for connection in [commands, subscriber] {
+                connection.onDisconnect = { [unowned self] reason in self.lost(reason) }
+                connection.onConnect = { [unowned self] in self.connected() }
+            }
+        } catch {
+            lost("\(error)")
+        }
+    }
+
+    private func connected() {
+        guard let commands, let subscriber, commands.isConnected, subscriber.isConnected else { return }
+        subscriber.subscribe("mockchat:events", onSubscribed: { [unowned self] in self.subscribed() }) {
+            [unowned self] message in
+            guard let event = ClusterEvent(message: message) else {
+                return self.logger.warning("cluster: ignoring a message that is not ours: \(message.prefix(200))")
+            }
+            self.onEvent(event)
+        }
+    }
+
+    private func subscribed() {
+        guard let commands else { return }
+        logger.notice("cluster: node \(configuration.node) \(wasConnected ? "reconnected to" : "joined") Redis at \(configuration.host):\(configuration.port)")
+        wasConnected = true
+        isOutageLogged = false
+        var rejoin = ["EVAL", ClusterScripts.rejoin, "0", configuration.node, String(loop.clock.now.seconds)]
+        for device in localDevices() {
+            rejoin += [device.uid, device.field, ClusterEvent.storedValue(device), ClusterEvent.added(device).message]
+        }
+        commands.send(rejoin)
+        isReady = true
+        beat()
+        commands.send(["EVAL", ClusterScripts.snapshot, "0"]) { [unowned self] reply in
+            guard let reply else { return }
+            let items = reply.elements.compactMap(\.text)
+            var devices: [ClusterDevice] = []
+            for start in stride(from: 0, to: items.count - 2, by: 3) {
+                if let device = ClusterEvent.device(uid: items[start], field: items[start + 1], stored: items[start + 2]) {
+                    devices.append(device)
+                }
+            }
+            self.onSnapshot(devices)
+        }
+    }
+
+    /// Renews this node's liveness key and reaps dead nodes, every third of the TTL.
+    /// The key lives two thirds of the TTL, so a killed node is reaped within the TTL.
+    private func beat() {
+        guard isReady, let commands else { return }
+        let ttl = configuration.nodeTTLMilliseconds
+        commands.send(["EVAL", ClusterScripts.heartbeat, "0", configuration.node, String(max(1, ttl * 2 / 3)),
+                       String(loop.clock.now.seconds)]) { [unowned self] reply in
+            if case .integer(let reaped) = reply, reaped > 0 {
+                self.logger.notice("cluster: retracted \(reaped) devices of expired nodes")
+            } else if case .error(let message) = reply {
+                self.logger.error("cluster: heartbeat failed: \(message)")
+            }
+        }
+        loop.clock.cancel(timer)
+        timer = loop.clock.schedule(after: max(1, ttl / 3)) { [unowned self] in
+            self.timer = nil
+            self.beat()
+        }
+    }
+
+    private func lost(_ reason: String) {
+        guard !isStopped else { return }
+        if !isOutageLogged {
+            isOutageLogged = true
+            logger.warning("cluster: Redis at \(configuration.host):\(configuration.port) unreachable (\(reason)); serving alone, retrying every \(configuration.retryMilliseconds) ms")
+        }
+        isReady = false
+        loop.clock.cancel(timer)
+        timer = nil
+        let spent = [commands, subscriber]
+        commands = nil
+        subscriber = nil
+        // Closing from inside a hiredis callback is not allowed: do it on a later turn.
+        loop.deferToLoop { spent.forEach { $0?.close() } }
+        timer = loop.clock.schedule(after: configuration.retryMilliseconds) { [unowned self] in
+            self.timer = nil
+            self.connect()
+        }
+    }
+}
+
+/// A `--cluster` or `--node` value that cannot be used.
+public struct ClusterConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

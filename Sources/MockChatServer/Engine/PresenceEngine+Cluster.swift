@@ -1,0 +1,91 @@
+import ChatProtocol
+import EventLoop
+
+/// Cluster inputs (docs/CLUSTER.md). In cluster mode the engine does not decide
+/// presence from its own connections: it announces each login and logout of a local
+/// device as an action, and presence follows the cluster-wide device stream that every
+/// node reads in the same order. A user is online while the stream holds one of its
+/// devices; `user.online` / `user.offline` go out when that set becomes non-empty or
+/// empty, to this node's subscribers only.
+extension PresenceEngine {
+    /// Turns cluster mode on for node `node`.
+    public mutating func joinCluster(node: String) {
+        cluster = ClusterView(node: node)
+    }
+
+    /// Devices of the whole cluster (this node's too), in stream order; empty outside cluster mode.
+    public var clusterDevices: [ClusterDevice] { cluster?.devices.keys.sorted().flatMap { cluster!.devices[$0]! } ?? [] }
+
+    /// This node's logged-in devices, as announced.
+    var localClusterDevices: [ClusterDevice] {
+        guard let node = cluster?.node else { return [] }
+        return connections.compactMap { session in
+            guard session.stage == .loggedIn, let uid = session.uid, let platform = session.platform else { return nil }
+            return ClusterDevice(uid: uid, node: node, connection: session.id.description,
+                                 deviceId: session.deviceId ?? "", platform: platform,
+                                 since: session.loggedInAt?.seconds ?? session.lastInboundAt.seconds)
+        }
+    }
+
+    /// The stream announced a device.
+    public mutating func clusterDeviceAdded(_ device: ClusterDevice, now: Instant) -> [EngineAction] {
+        guard var view = cluster else { return [] }
+        let wasOnline = view.isOnline(device.uid)
+        guard view.devices[device.uid]?.contains(where: { $0.field == device.field }) != true else { return [] }
+        view.devices[device.uid, default: []].append(device)
+        cluster = view
+        guard !wasOnline else { return [] }
+        setLastActive(device.uid, device.since)
+        return presenceChanged(device.uid, online: true)
+    }
+
+    /// The stream retracted a device (logout, close, kick, or its node died).
+    public mutating func clusterDeviceRemoved(uid: String, field: String, lastActiveAt: Double, now: Instant) -> [EngineAction] {
+        guard var view = cluster, var devices = view.devices[uid], devices.contains(where: { $0.field == field }) else { return [] }
+        devices.removeAll { $0.field == field }
+        view.devices[uid] = devices.isEmpty ? nil : devices
+        cluster = view
+        guard devices.isEmpty else { return [] }
+        setLastActive(uid, lastActiveAt)
+        return presenceChanged(uid, online: false)
+    }
+
+    /// The whole device set as read from Redis after (re)connecting: whatever differs
+    /// from what this node believed becomes online / offline events.
+    public mutating func clusterSnapshot(_ devices: [ClusterDevice], now: Instant) -> [EngineAction] {
+        guard let view = cluster else { return [] }
+        let wanted = Set(devices.map { $0.uid + " " + $0.field })
+        var actions: [EngineAction] = []
+        for device in view.devices.values.joined() where !wanted.contains(device.uid + " " + device.field) {
+            actions += clusterDeviceRemoved(uid: device.uid, field: device.field, lastActiveAt: now.seconds, now: now)
+        }
+        for device in devices { actions += clusterDeviceAdded(device, now: now) }
+        return actions
+    }
+
+    /// Another node reset the cluster: forget every device without events.
+    public mutating func clusterReset() {
+        guard let node = cluster?.node else { return }
+        cluster = ClusterView(node: node)
+    }
+
+    /// Another node's login displaced a device of this node: the same frame and close
+    /// code as a kick on one node.
+    public mutating func kick(_ id: ConnectionID, reason: String, byDeviceId: String, byPlatform: Platform,
+                              now: Instant) -> [EngineAction] {
+        guard session(id)?.stage == .loggedIn else { return [] }
+        return [.send([id], .deviceKicked(reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform))]
+            + disconnect(id, code: .deviceKicked, reason: reason, now: now)
+    }
+}
+
+/// What a clustered engine knows of the other nodes: every device of the stream.
+struct ClusterView: Sendable {
+    let node: String
+    var devices: [String: [ClusterDevice]] = [:]
+
+    func isOnline(_ uid: String) -> Bool { devices[uid] != nil }
+
+    /// Devices of `uid` held by other nodes.
+    func remote(_ uid: String) -> [ClusterDevice] { (devices[uid] ?? []).filter { $0.node != node } }
+}

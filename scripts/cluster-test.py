@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""Three `mockchat serve --cluster` nodes over a real redis-server (docs/CLUSTER.md).
+
+Starts redis-server on a free loopback port (no persistence) and three nodes, then
+checks that the cluster behaves as one server: presence events cross nodes once,
+a second mobile device on another node kicks the first, the reconnect-kick refusal,
+users.get / users.list / control see cluster-wide state, reset clears the cluster,
+a churn run counted per watcher, `kill -9` of a node, and a Redis restart.
+Every wait is on a condition with a deadline. The last line is
+"cluster-test: N passed, F failed".
+
+    scripts/cluster-test.py --mockchat .build/debug/mockchat
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+import urllib.request
+
+try:
+    from websockets.asyncio.client import connect as ws_connect
+except ImportError:  # websockets older than 13
+    from websockets import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
+
+AUTH_KEY = "mockchat-dev-key"
+DEADLINE = 10.0  # seconds any single condition may take
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def expect(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def wait_for(condition, what, timeout=DEADLINE):
+    """Polls `condition` on the event loop until true or the deadline passes."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise CheckFailed(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.01)  # yields to the clients' readers; not a wait for an effect
+
+
+class Process:
+    """A child process whose stderr lines are collected as they arrive."""
+
+    def __init__(self, name, proc):
+        self.name = name
+        self.proc = proc
+        self.lines = []
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self):
+        while True:
+            line = await self.proc.stderr.readline()
+            if not line:
+                return
+            self.lines.append(line.decode(errors="replace").rstrip())
+
+    def count(self, pattern):
+        return sum(1 for line in self.lines if re.search(pattern, line))
+
+    async def kill(self, sig=signal.SIGKILL):
+        if self.proc.returncode is None:
+            self.proc.send_signal(sig)
+        await asyncio.wait_for(self.proc.wait(), DEADLINE)
+        await self.reader
+
+
+async def start_redis(port):
+    proc = await asyncio.create_subprocess_exec(
+        shutil.which("redis-server") or "redis-server", "--port", str(port), "--bind", "127.0.0.1",
+        "--save", "", "--appendonly", "no", "--logfile", "", "--loglevel", "warning",
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    redis = Process("redis", proc)
+
+    def answers():
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+    await wait_for(answers, f"redis-server on port {port}")
+    return redis
+
+
+class Node:
+    def __init__(self, name, process, url):
+        self.name = name
+        self.process = process
+        self.url = url
+        self.http = url.replace("ws://", "http://").replace("/v1/ws", "")
+
+    @classmethod
+    async def start(cls, mockchat, name, redis_port, fixtures, ttl):
+        proc = await asyncio.create_subprocess_exec(
+            mockchat, "serve", "--port", "0", "--fixtures", fixtures, "--cluster", f"redis://127.0.0.1:{redis_port}",
+            "--node", name, "--node-ttl", str(ttl), "--trace-capacity", "0",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        banner = (await asyncio.wait_for(proc.stdout.readline(), DEADLINE)).decode()
+        match = re.match(r"MockChat listening on (ws://\S+)", banner)
+        expect(match, f"node {name}: unexpected banner {banner!r}")
+        asyncio.ensure_future(proc.stdout.read())  # drain the rest of the banner
+        node = cls(name, Process(name, proc), match.group(1))
+        await wait_for(lambda: node.process.count(r"cluster: node \S+ joined") == 1, f"node {name} to join Redis")
+        return node
+
+    def control(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.http + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data is not None else {})
+        with urllib.request.urlopen(request, timeout=DEADLINE) as response:
+            return json.loads(response.read())
+
+
+class Client:
+    """One logged-in (or refused) WebSocket session that records every frame."""
+
+    def __init__(self, label, ws):
+        self.label = label
+        self.ws = ws
+        self.frames = []
+        self.close_code = None
+        self.next_id = 1
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self):
+        try:
+            async for text in self.ws:
+                self.frames.append(json.loads(text))
+        except ConnectionClosed:
+            pass
+        self.close_code = self.ws.close_code
+
+    @classmethod
+    async def login(cls, node, uid, device, platform="desktop", presence="all", expect_ok=True, **extra):
+        ws = await ws_connect(node.url, ping_interval=None, open_timeout=DEADLINE, close_timeout=DEADLINE)
+        client = cls(f"{uid}/{device}@{node.name}", ws)
+        frame = {"id": 1, "op": "login", "uid": uid, "authKey": AUTH_KEY, "deviceId": device, "platform": platform,
+                 "presence": {"mode": presence}, **extra}
+        await ws.send(json.dumps(frame))
+        await wait_for(lambda: client.reply(1) is not None, f"{client.label}: login reply")
+        if expect_ok:
+            expect("result" in client.reply(1), f"{client.label}: login failed: {client.reply(1)}")
+        client.next_id = 2
+        return client
+
+    def reply(self, request_id):
+        return next((f for f in self.frames if f.get("id") == request_id and "event" not in f), None)
+
+    async def request(self, op, **fields):
+        request_id = self.next_id
+        self.next_id += 1
+        await self.ws.send(json.dumps({"id": request_id, "op": op, **fields}))
+        await wait_for(lambda: self.reply(request_id) is not None, f"{self.label}: reply to {op}")
+        return self.reply(request_id)
+
+    def presence(self, uids=None):
+        """(uid, status) of every user.online / user.offline received, in order."""
+        out = []
+        for f in self.frames:
+            if f.get("event") in ("user.online", "user.offline"):
+                uid = f["user"]["uid"]
+                if uids is None or uid in uids:
+                    out.append((uid, f["event"].split(".")[1]))
+        return out
+
+    def events(self, name):
+        return [f for f in self.frames if f.get("event") == name]
+
+    async def closed(self):
+        await asyncio.wait_for(self.reader, DEADLINE)
+        return self.close_code
+
+    async def close(self):
+        await self.ws.close()
+        await asyncio.wait_for(self.reader, DEADLINE)
+
+
+def check_churn(label, uid, seen, cycles):
+    """Every cycle's online then offline, once each, in order."""
+    expect(seen == ["online", "offline"] * cycles,
+           f"{label} saw {len(seen)} events for {uid}, expected {2 * cycles} alternating online/offline")
+
+
+def check_churn_rejects_wrong_counts():
+    """The churn checker fails on a duplicate, a loss and a swap: it can fail."""
+    good = ["online", "offline"] * 3
+    for wrong in (good + ["offline"], good[:-1], ["offline", "online"] + good[2:], good[:2] + ["online"] + good[2:]):
+        try:
+            check_churn("self-check", "x", wrong, 3)
+        except CheckFailed:
+            continue
+        raise CheckFailed(f"the churn checker accepted {wrong}")
+    check_churn("self-check", "x", good, 3)
+
+
+async def barrier(nodes_watchers, marker_node, marker_uid):
+    """Logs `marker_uid` in and out on `marker_node` and waits until every watcher has
+    seen its offline: every presence event published before it has then arrived too."""
+    before = {w.label: w.presence({marker_uid}).count((marker_uid, "offline")) for w in nodes_watchers}
+    client = await Client.login(marker_node, marker_uid, "marker", presence="none")
+    await client.request("logout")
+    await client.closed()
+    await wait_for(lambda: all(w.presence({marker_uid}).count((marker_uid, "offline")) == before[w.label] + 1
+                               for w in nodes_watchers), f"every watcher to see {marker_uid}'s barrier")
+
+
+async def run(args, report):
+    work = tempfile.mkdtemp(prefix="mockchat-cluster-")
+    processes = []
+    try:
+        # Fixtures: the built-in users, and an app that lets clients choose not to kick.
+        shutil.copy(os.path.join(args.fixtures, "users.json"), work)
+        with open(os.path.join(args.fixtures, "app.json")) as f:
+            app = json.load(f)
+        app["clientKickControl"] = True
+        with open(os.path.join(work, "app.json"), "w") as f:
+            json.dump(app, f)
+
+        check_churn_rejects_wrong_counts()
+        report("the churn checker rejects a duplicate, a lost and a reordered event")
+
+        redis_port = free_port()
+        redis = await start_redis(redis_port)
+        processes.append(redis)
+        nodes = []
+        for name in ("a", "b", "c"):
+            nodes.append(await Node.start(args.mockchat, name, redis_port, work, args.ttl))
+            processes.append(nodes[-1].process)
+        a, b, c = nodes
+        report("three nodes joined one redis-server")
+
+        # Watchers: one per node, subscribed to everyone.
+        watchers = [await Client.login(a, "trent", "w-a"), await Client.login(b, "peggy", "w-b"),
+                    await Client.login(c, "mallory", "w-c")]
+        await wait_for(lambda: all(w.presence({"mallory"}) == [("mallory", "online")] for w in watchers[:2]),
+                       "the first watchers to see the last one")
+
+        # 1. One online for alice on every node, none for her second device, one offline.
+        alice = await Client.login(a, "alice", "alice-laptop")
+        await wait_for(lambda: all(w.presence({"alice"}) == [("alice", "online")] for w in watchers),
+                       "alice online on every node")
+        alice_web = await Client.login(b, "alice", "alice-web", platform="web")
+        got = await watchers[2].request("users.get", uid="alice")
+        expect(got["result"]["user"]["status"] == "online", f"users.get on c: {got}")
+        listed = await watchers[2].request("users.list", status="online", limit=100)
+        online = {u["uid"] for u in listed["result"]["users"]}
+        expect({"alice", "trent", "peggy"} <= online, f"users.list on c misses remote users: {online}")
+        presence_c = c.control("GET", "/control/presence")["online"]
+        expect("alice" in presence_c and "trent" in presence_c, f"control presence on c: {presence_c}")
+        connections_c = c.control("GET", "/control/connections")["connections"]
+        remote = [e for e in connections_c if e.get("uid") == "alice"]
+        expect(sorted(e["node"] for e in remote) == ["a", "b"], f"control connections on c: {remote}")
+        await alice.request("logout")
+        await alice_web.request("logout")
+        await barrier(watchers, b, "judy")
+        for w in watchers:
+            expect(w.presence({"alice"}) == [("alice", "online"), ("alice", "offline")],
+                   f"{w.label} saw {w.presence({'alice'})}")
+        got = await watchers[2].request("users.get", uid="alice")
+        expect(got["result"]["user"]["status"] == "offline", f"users.get on c after logout: {got}")
+        report("presence crosses nodes once per change; users.get/list and control are cluster-wide")
+
+        # 2. A second mobile device on b kicks the one on a: device.kicked and 4001, no offline.
+        phone1 = await Client.login(a, "bob", "bob-phone-1", platform="mobile")
+        phone2 = await Client.login(b, "bob", "bob-phone-2", platform="mobile")
+        code = await phone1.closed()
+        expect(code == 4001, f"kicked device closed with {code}, expected 4001")
+        kicked = phone1.events("device.kicked")
+        expect(len(kicked) == 1 and kicked[0]["byDeviceId"] == "bob-phone-2", f"device.kicked: {kicked}")
+        # 3. A reconnect asking not to kick is refused on c: ERR_RECONNECT_KICK_REFUSED and 4004.
+        refused = await Client.login(c, "bob", "bob-phone-3", platform="mobile", expect_ok=False,
+                                     reconnect=True, reconnectKickEnable=True)
+        expect(refused.reply(1).get("error", {}).get("errorCode") == "ERR_RECONNECT_KICK_REFUSED",
+               f"refusal: {refused.reply(1)}")
+        expect(await refused.closed() == 4004, f"refused login closed with {refused.close_code}")
+        expect(phone2.close_code is None, "the device on b was disturbed by the refused login")
+        await barrier(watchers, c, "judy")
+        for w in watchers:
+            expect(w.presence({"bob"}) == [("bob", "online")], f"{w.label} saw {w.presence({'bob'})} for bob")
+        report("cross-node kick (4001) and reconnect-kick refusal (4004)")
+
+        # 4. Reset on a closes every connection on every node and clears presence.
+        a.control("POST", "/control/reset", {})
+        for client in watchers + [phone2]:
+            expect(await client.closed() == 4009, f"{client.label} closed with {client.close_code} on reset")
+        for node in nodes:
+            await wait_for(lambda: node.control("GET", "/control/presence")["online"] == [],
+                           f"presence on {node.name} empty after reset")
+        report("reset clears the cluster")
+
+        # 5. Churn: users log in and out on random nodes; every watcher counts every event.
+        rng = random.Random(args.seed)
+        watchers = [await Client.login(a, "trent", "w-a"), await Client.login(b, "peggy", "w-b"),
+                    await Client.login(c, "mallory", "w-c")]
+        await wait_for(lambda: all(w.presence({"mallory"}) == [("mallory", "online")] for w in watchers[:2]),
+                       "the first watchers to see the last one after reset")
+        churners = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+
+        async def churn(uid):
+            for cycle in range(args.cycles):
+                node = rng.choice(nodes)
+                client = await Client.login(node, uid, f"{uid}-d{cycle}", platform=rng.choice(["web", "desktop"]),
+                                            presence="none")
+                await client.request("ping")
+                await client.request("logout")
+                await client.closed()
+        started = time.monotonic()
+        await asyncio.gather(*(churn(uid) for uid in churners))
+        await barrier(watchers, a, "judy")
+        elapsed = time.monotonic() - started
+        total = 0
+        for w in watchers:
+            for uid in churners:
+                seen = [status for _, status in w.presence({uid})]
+                check_churn(w.label, uid, seen, args.cycles)
+                total += len(seen)
+        report(f"churn: {len(churners)} users x {args.cycles} cycles over 3 nodes in {elapsed:.1f} s; "
+               f"each of 3 watchers got each of {len(churners) * args.cycles * 2} events once, in order "
+               f"({total} counted)")
+
+        # 6. kill -9 of node c: each of its users goes offline on a and b exactly once, within the TTL.
+        victims = ["carol", "dave", "erin"]
+        on_c = [await Client.login(c, uid, f"{uid}-c") for uid in victims]
+        await wait_for(lambda: all(w.presence({uid})[-1:] == [(uid, "online")] for w in watchers[:2] for uid in victims),
+                       "c's users online everywhere")
+        killed_at = time.monotonic()
+        await c.process.kill(signal.SIGKILL)
+        await wait_for(lambda: all(w.presence({uid})[-1:] == [(uid, "offline")] for w in watchers[:2] for uid in victims),
+                       "c's users offline on a and b", timeout=args.ttl / 1000 + DEADLINE)
+        detected = time.monotonic() - killed_at
+        expect(detected <= args.ttl / 1000 + 0.5, f"offline {detected:.2f} s after kill -9, TTL {args.ttl} ms")
+        await barrier(watchers[:2], b, "judy")
+        for w in watchers[:2]:
+            for uid in victims:
+                count = w.presence({uid}).count((uid, "offline"))
+                expect(count == args.cycles + 1, f"{w.label}: {uid} offline {count - args.cycles} times after the kill")
+        report(f"kill -9 of a node: its 3 users offline on the others exactly once, after {detected:.2f} s "
+               f"(TTL {args.ttl} ms)")
+
+        # 7. Redis killed: nodes keep serving alone; restarted: they rejoin and converge.
+        await redis.kill(signal.SIGKILL)
+        await wait_for(lambda: a.process.count("unreachable") >= 1 and b.process.count("unreachable") >= 1,
+                       "a and b to log the outage")
+        frank = await Client.login(a, "frank", "frank-a")
+        await wait_for(lambda: watchers[0].presence({"frank"})[-1:] == [("frank", "online")],
+                       "a's own watcher to see frank while Redis is down")
+        grace = await Client.login(b, "grace", "grace-b")
+        await grace.request("logout")
+        redis = await start_redis(redis_port)
+        processes.append(redis)
+        await wait_for(lambda: a.process.count("reconnected") >= 1 and b.process.count("reconnected") >= 1,
+                       "a and b to reconnect")
+        await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "online")],
+                       "b's watcher to learn of frank after Redis returned")
+        await wait_for(lambda: a.control("GET", "/control/presence")["online"]
+                       == b.control("GET", "/control/presence")["online"], "a and b to agree on presence")
+        online = a.control("GET", "/control/presence")["online"]
+        expect(online == ["frank", "peggy", "trent"], f"presence after Redis restart: {online}")
+        heidi = await Client.login(b, "heidi", "heidi-b")
+        await wait_for(lambda: watchers[0].presence({"heidi"})[-1:] == [("heidi", "online")],
+                       "a's watcher to see a login on b after the restart")
+        report("Redis restart: nodes serve alone, log it, and converge when it returns")
+
+        # 8. SIGTERM: a node's users go offline on the others at once, and it exits 0.
+        await a.process.kill(signal.SIGTERM)
+        expect(a.process.proc.returncode == 0, f"node a exited {a.process.proc.returncode} after SIGTERM")
+        await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "offline")],
+                       "b to see a's users leave on SIGTERM", timeout=2)
+        report("SIGTERM: the node's users leave the cluster at once; exit 0")
+    finally:
+        for process in processes:
+            try:
+                await process.kill(signal.SIGKILL)
+            except Exception:
+                pass
+        shutil.rmtree(work, ignore_errors=True)
+        for process in processes:
+            if process.name != "redis" and any("Fatal" in line or "error:" in line.lower() for line in process.lines):
+                print(f"cluster-test: log of node {process.name}:", file=sys.stderr)
+                for line in process.lines[-30:]:
+                    print("  | " + line, file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mockchat", default=".build/debug/mockchat")
+    parser.add_argument("--fixtures", default="Fixtures")
+    parser.add_argument("--ttl", type=int, default=1500, help="--node-ttl of every node, in ms")
+    parser.add_argument("--cycles", type=int, default=25, help="login/logout cycles per churning user")
+    parser.add_argument("--seed", type=int, default=20261123)
+    args = parser.parse_args()
+    passed = []
+
+    def report(line):
+        passed.append(line)
+        print(f"ok   {len(passed):2d} {line}", flush=True)
+    failed = 0
+    try:
+        asyncio.run(run(args, report))
+    except (CheckFailed, asyncio.TimeoutError, OSError) as error:
+        failed = 1
+        print(f"FAIL {len(passed) + 1:2d} {type(error).__name__}: {error}", flush=True)
+    print(f"cluster-test: {len(passed)} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
