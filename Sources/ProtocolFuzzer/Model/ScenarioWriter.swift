@@ -15,7 +15,9 @@ public enum ScenarioWriter {
         lines.append("source: \(scalar(source))")
         if let profile { lines.append("profile: \(scalar(profile))") }
         if let app { lines.append("app: \(flow(app))") }
-        lines.append("seed: \(seed)")
+        // Written as the signed 64-bit pattern: YAML integers stop at Int64, and the loader
+        // reads the pattern back into the same UInt64.
+        lines.append("seed: \(Int64(bitPattern: seed))")
         lines.append("steps:")
         for step in steps {
             guard let object = step.objectValue, let (key, value) = object.first(where: { _ in true }) else { continue }
