@@ -11,5 +11,5 @@ struct MockChatCommand: ParsableCommand {
             Start a local server with `mockchat serve`, then connect a WebSocket client to
             ws://127.0.0.1:8080/v1/ws (docs/PROTOCOL.md describes every message).
             """,
-        subcommands: [ServeCommand.self, TestCommand.self, BenchCommand.self, FuzzCommand.self])
+        subcommands: [ServeCommand.self, TestCommand.self, BenchCommand.self, FuzzCommand.self, FixturesCommand.self])
 }
