@@ -2,7 +2,7 @@
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
-.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios fixtures \
+.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios fixtures \
 	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare
 
 bootstrap:
@@ -27,8 +27,12 @@ protocol-smoke: build
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
+## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
+driver-scenarios: build
+	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
+
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke bench-smoke scenarios
+test: unit-tests protocol-smoke fuzz-smoke bench-smoke driver-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

@@ -54,7 +54,8 @@ let package = Package(
         .testTarget(name: "MockChatServerTests", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
         .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol"]),
         // Fixtures/ holds scenario files the tests load by path, not resources.
-        .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness"], exclude: ["Fixtures"]),
+        .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness", "EventLoop", "ChatProtocol"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "ProtocolFuzzerTests", dependencies: [
             "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
         ]),

@@ -27,6 +27,8 @@ public enum CloseCode: UInt16, Sendable, CaseIterable {
     case slowConsumer = 4008
     /// 4009: the control API closed the connection.
     case closedByControl = 4009
+    /// 4010: the connection did not log in within the app's login timeout.
+    case loginTimeout = 4010
 
     /// A short name for logs and traces.
     public var name: String {
@@ -43,6 +45,7 @@ public enum CloseCode: UInt16, Sendable, CaseIterable {
         case .reconnectRefused: "reconnect-refused"
         case .slowConsumer: "slow-consumer"
         case .closedByControl: "closed-by-control"
+        case .loginTimeout: "login-timeout"
         }
     }
 }

@@ -1,4 +1,8 @@
 import ArgumentParser
+import EventLoop
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `mockchat`: a fake chat/presence server and the conformance harness that tests
 /// SDK behaviour against it.
@@ -11,5 +15,13 @@ struct MockChatCommand: ParsableCommand {
             Start a local server with `mockchat serve`, then connect a WebSocket client to
             ws://127.0.0.1:8080/v1/ws (docs/PROTOCOL.md describes every message).
             """,
-        subcommands: [ServeCommand.self, TestCommand.self, BenchCommand.self, FuzzCommand.self, FixturesCommand.self])
+        subcommands: [ServeCommand.self, TestCommand.self, DriverCommand.self, BenchCommand.self, FuzzCommand.self,
+                      FixturesCommand.self])
+
+    static func main() {
+        // `serve` ends on SIGINT/SIGTERM through its watcher; one that arrives before the
+        // watcher exists must wait for it rather than kill the process without 1001 closes.
+        if CommandLine.arguments.dropFirst().first == "serve" { SignalWatcher.block(ServeCommand.stopSignals) }
+        main(nil)
+    }
 }

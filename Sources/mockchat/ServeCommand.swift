@@ -4,6 +4,8 @@ import Foundation
 import Logging
 import MockChatServer
 
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
 /// `mockchat serve`: runs the server until SIGINT or SIGTERM.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,9 +14,14 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             Clients log in over WebSocket at ws://HOST:PORT/v1/ws. The control API (reset,
             fixtures, clock, faults, connections, trace) is plain HTTP under
-            http://HOST:PORT/control/ and answers loopback clients only. SIGINT or SIGTERM
-            closes every WebSocket with code 1001 and exits 0.
+            http://HOST:PORT/control/. It answers loopback clients that name a loopback
+            Host, carry no foreign Origin and send JSON bodies as application/json; with
+            --control-token every request needs 'Authorization: Bearer TOKEN'. SIGINT or
+            SIGTERM closes every WebSocket with code 1001 and exits 0.
             """)
+
+    /// The signals that stop the server.
+    static let stopSignals = [SIGINT, SIGTERM]
 
     enum ClockChoice: String, ExpressibleByArgument, CaseIterable {
         case system, virtual
@@ -23,7 +30,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on (0 picks a free one).")
+    @Option(help: "Port to listen on, 0 to 65535 (0 picks a free one).")
     var port = 8080
 
     @Option(help: "Folder with users.json and app.json (default: the fixtures built into the binary).")
@@ -38,16 +45,40 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Trace entries kept in memory for GET /control/trace; 0 keeps none (for benchmarks: the trace costs time on every frame).")
     var traceCapacity = 200_000
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(help: "Trace memory for GET /control/trace, in MiB; the oldest entries go first beyond it.")
+    var traceMemory = 64
 
-    @Flag(help: "Let the control API answer clients that are not on loopback.")
+    @Flag(help: "Keep authKey and token values in the trace and control replies (redacted by default).")
+    var traceSecrets = false
+
+    @Option(help: "Log level: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")). Debug logs logins, kicks, closes and faults.")
+    var logLevel: Logger.Level = .info
+
+    @Option(help: "Sessions from one address that may be waiting to log in at once; more get 503.")
+    var maxPendingLogins = 4_096
+
+    @Option(help: "Require 'Authorization: Bearer TOKEN' on every control request.")
+    var controlToken: String?
+
+    @Option(help: "A further Host name the control API accepts (repeatable); loopback names always work.")
+    var controlHost: [String] = []
+
+    @Flag(help: "Let the control API answer clients that are not on loopback (needs --control-token).")
     var controlFromAnywhere = false
 
-    func run() throws {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("unknown log level '\(logLevel)'")
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+        guard traceCapacity >= 0 else { throw ValidationError("--trace-capacity must be 0 or more") }
+        guard maxPendingLogins >= 1 else { throw ValidationError("--max-pending-logins must be 1 or more") }
+        guard traceMemory >= 0 else { throw ValidationError("--trace-memory must be 0 or more MiB") }
+        if controlFromAnywhere && (controlToken ?? "").isEmpty {
+            throw ValidationError("--control-from-anywhere needs --control-token: the control API can drop every user")
         }
+        if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token must not be empty") }
+    }
+
+    func run() throws {
+        let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -55,18 +86,32 @@ struct ServeCommand: ParsableCommand {
         }
         let logger = Logger(label: "mockchat")
         // Every connection is a file descriptor: the hard limit is the real ceiling.
-        FileDescriptorLimit.raiseToHardLimit()
+        let descriptors = FileDescriptorLimit.raiseToHardLimit()
         // A peer that vanishes mid-write must cost an EPIPE, not the process.
         signal(SIGPIPE, SIG_IGN)
         let fixtureSet = try fixtures.map { try FixtureSet.load(folder: $0) } ?? FixtureSet.embedded()
+        // Opened before the loop exists, so a bad path ends the command cleanly.
+        let traceLog: TraceLog
+        do {
+            traceLog = try TraceLog(capacity: traceCapacity, byteLimit: traceMemory << 20, path: trace,
+                                    redactsSecrets: !traceSecrets)
+        } catch {
+            FileHandle.standardError.write(Data("mockchat serve: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         let loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
         var configuration = ChatServer.Configuration()
         configuration.address = SocketAddress(host: host, port: port)
-        configuration.controlFromAnywhere = controlFromAnywhere
+        // Upgrades stop before the descriptors run out: the rest stays for the control
+        // API, the listener, the trace file and the loop's own handles.
+        configuration.web.maxConnections = min(configuration.web.maxConnections,
+                                               max(16, descriptors - configuration.web.reservedConnections - 64))
+        configuration.maxPendingLoginsPerAddress = maxPendingLogins
+        configuration.controlAccess = ControlAccess(token: controlToken, fromAnywhere: controlFromAnywhere,
+                                                    allowedHosts: controlHost.map { $0.lowercased() })
         let server = try ChatServer(loop: loop, configuration: configuration, directory: fixtureSet.directory,
-                                    settings: fixtureSet.settings,
-                                    trace: TraceLog(capacity: traceCapacity, path: trace))
-        let signals = SignalWatcher(loop: loop, signals: [SIGINT, SIGTERM]) { signal in
+                                    settings: fixtureSet.settings, trace: traceLog)
+        let signals = SignalWatcher(loop: loop, signals: Self.stopSignals) { signal in
             logger.notice("signal \(signal): closing \(server.sessionCount) sessions with 1001")
             server.shutdown()
             loop.stop()

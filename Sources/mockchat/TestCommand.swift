@@ -28,6 +28,26 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Run against an external `mockchat serve --clock virtual` at ws://HOST:PORT instead.")
     var server: String?
 
+    @Option(help: ArgumentHelp("Drive the clients through this driver command, one process per scenario (docs/DRIVER.md).",
+                               valueName: "command"))
+    var sdk: String?
+
+    @Option(help: ArgumentHelp("Wait for a driver to dial in over WebSocket at HOST:PORT and drive the clients through it.",
+                               valueName: "host:port"))
+    var sdkListen: String?
+
+    @Option(help: "Seconds a driver has to answer each request (default 10).")
+    var driverTimeout: Double = 10
+
+    @Flag(help: "Real time: the server on the system clock, `advance` waits, `at` checks use --tolerance.")
+    var wallClock = false
+
+    @Option(help: "Tolerance of `at` checks in wall-clock mode, e.g. 100ms or 0.25 (seconds; default 100ms).")
+    var tolerance: String = "100ms"
+
+    @Option(help: "In wall-clock mode, skip scenarios whose advance steps add up to more than this many seconds (default 10).")
+    var maxWait: Double = 10
+
     @Option(help: "Scenarios run at once (default: the number of cores).")
     var jobs: Int?
 
@@ -47,6 +67,25 @@ struct TestCommand: ParsableCommand {
         if let jobs { options.jobs = max(1, jobs) }
         options.seed = seed
         options.serverURL = server
+        signal(SIGPIPE, SIG_IGN)
+        guard sdk == nil || sdkListen == nil else { throw ValidationError("give --sdk or --sdk-listen, not both") }
+        if let sdk { options.driver = .command(sdk) }
+        if let sdkListen {
+            let listener = try DriverListener(address: try DriverCommand.address(sdkListen))
+            FileHandle.standardError.write(Data("waiting for a driver at ws://\(listener.address)\n".utf8))
+            options.driver = .listener(listener)
+        }
+        guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
+        options.driverTimeout = driverTimeout
+        options.wallClock = wallClock
+        options.maxWait = maxWait
+        let toleranceMilliseconds: Int64
+        do {
+            toleranceMilliseconds = try ScenarioLoader.duration(Double(tolerance).map { .double($0) } ?? .string(tolerance))
+        } catch {
+            throw ValidationError("--tolerance: \(error)")
+        }
+        options.tolerance = Double(toleranceMilliseconds) / 1000
         let listPath = expectedFailures ?? roots.first.map { $0 + "/expected-failures.txt" }
         if let listPath, FileManager.default.fileExists(atPath: listPath) {
             options.expectedFailures = try CatalogueRunner.loadExpectedFailures(listPath)

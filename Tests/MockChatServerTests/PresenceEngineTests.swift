@@ -349,7 +349,8 @@ private func c(_ number: Int) -> ConnectionID { ConnectionID(number) }
     @Test func heartbeatClosesExactlyAtTheDeadlineAfterTheLastFrame() throws {
         let h = try EngineHarness()
         let t0 = h.now
-        #expect(h.open(1) == [.scheduleHeartbeat(c(1), at: t0.advanced(by: 30_000))])
+        // Before login the first check is the login deadline (+10 s).
+        #expect(h.open(1) == [.scheduleHeartbeat(c(1), at: t0.advanced(by: 10_000))])
         _ = h.login(1, "alice", device: "a")
         h.online(2, "bob")
         // A frame at +10 s moves the deadline to +40 s.

@@ -310,7 +310,7 @@ extension Robustness {
                 ("GET / HTTP/1.1\r\nHost: a\r\n\r\n", 404, "unknown path"),
                 ("GET /v1/ws HTTP/1.1\r\nHost: a\r\n\r\n", 426, "only speaks WebSocket"),
                 ("POST /v1/ws HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}", 426, "only speaks WebSocket"),
-                ("GET /control/nothing HTTP/1.1\r\nHost: a\r\n\r\n", 404, "unknown control route"),
+                ("GET /control/nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404, "unknown control route"),
                 ("HELLO\r\n\r\n", 400, "malformed request line"),
                 ("GET http://a/v1/ws HTTP/1.1\r\nHost: a\r\n\r\n", 400, "absolute path"),
                 ("GET /v1/ws HTTP/2.0\r\nHost: a\r\n\r\n", 505, "HTTP/1.1"),

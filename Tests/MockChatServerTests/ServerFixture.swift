@@ -24,7 +24,8 @@ final class ServerFixture {
     private var nextSeed: UInt64 = 1
 
     /// Starts a server; `configure` may change the embedded app settings first.
-    init(configure: (inout AppSettings) -> Void = { _ in }) throws {
+    init(access: ControlAccess = ControlAccess(), configure: (inout AppSettings) -> Void = { _ in },
+         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }) throws {
         let loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
         do {
             let fixtures = try FixtureSet.embedded()
@@ -32,6 +33,8 @@ final class ServerFixture {
             configure(&settings)
             var configuration = ChatServer.Configuration()
             configuration.address = SocketAddress(host: "127.0.0.1", port: 0)
+            configuration.controlAccess = access
+            serverSettings(&configuration)
             server = try ChatServer(loop: loop, configuration: configuration, directory: fixtures.directory,
                                     settings: settings)
         } catch {

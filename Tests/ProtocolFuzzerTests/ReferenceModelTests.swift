@@ -137,18 +137,21 @@ import Testing
 
     // MARK: Heartbeat (000, "Manual Mode"; PROTOCOL.md §9)
 
-    @Test func silenceForExactlyTheTimeoutCloses4002AndActivityPostponesIt() {
+    @Test func silenceForExactlyTheTimeoutCloses4002AndActivityPostponesItAndNoLoginCloses4010() {
         var m = model()
         m.apply(.connect(name: "w", login: login("alice", "alice-web", .web)))
         m.apply(.connect(name: "b", login: login("bob", "bob-web", .web)))
         m.apply(.connect(name: "pending", login: nil))
-        m.apply(.advance(milliseconds: 10_000))
-        m.apply(.ping(name: "w"))
-        m.apply(.advance(milliseconds: 19_999))
+        m.apply(.advance(milliseconds: 9_999))
         #expect(m.live.count == 3)
         m.apply(.advance(milliseconds: 1))
+        // Never logged in: the login deadline (10 s) comes first.
+        #expect(m.wires["pending"]?.closeCode == 4010)
+        m.apply(.ping(name: "w"))
+        m.apply(.advance(milliseconds: 19_999))
+        #expect(m.live.count == 2)
+        m.apply(.advance(milliseconds: 1))
         #expect(m.wires["b"]?.closeCode == 4002)
-        #expect(m.wires["pending"]?.closeCode == 4002)
         #expect(count(m, "w", .offline("bob")) == 1)
         m.apply(.advance(milliseconds: 10_000))
         #expect(m.wires["w"]?.closeCode == 4002)

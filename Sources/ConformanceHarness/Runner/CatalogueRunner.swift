@@ -15,7 +15,32 @@ public struct CatalogueRunner: Sendable {
         public var serverURL: String?
         /// Ids of scenarios known to fail.
         public var expectedFailures: Set<String> = []
+        /// Drive the scenarios' clients through this driver instead of the reference model.
+        public var driver: DriverSource?
+        /// Wall-clock seconds a driver has for each reply (and a settle for the whole exchange).
+        public var driverTimeout = 10.0
+        /// Real time: the server on the system clock, `advance` waits (docs/DRIVER.md).
+        public var wallClock = false
+        /// The tolerance of `at` checks in wall-clock mode, in seconds.
+        public var tolerance = 0.1
+        /// In wall-clock mode, scenarios that wait longer than this (seconds) are skipped.
+        public var maxWait = 10.0
         public init() {}
+    }
+
+    /// Where a run's driver comes from.
+    public enum DriverSource: Sendable {
+        /// `--sdk COMMAND`: a fresh process per scenario, over stdio.
+        case command(String)
+        /// `--sdk-listen HOST:PORT`: the driver that dialled in, shared by every scenario.
+        case listener(DriverListener)
+
+        func channel() throws(ScenarioError) -> DriverChannel {
+            switch self {
+            case .command(let command): try StdioDriverChannel(command: command)
+            case .listener(let listener): listener
+            }
+        }
     }
 
     public var options: Options
@@ -32,7 +57,9 @@ public struct CatalogueRunner: Sendable {
         let state = Mutex<(next: Int, done: Int, results: [ScenarioResult?])>(
             (0, 0, Array(repeating: nil, count: scenarios.count)))
         // An external server is shared, so its scenarios run one at a time.
-        let workers = options.serverURL == nil ? max(1, min(options.jobs, scenarios.count)) : 1
+        // A connected driver serves one scenario at a time too.
+        let shared = options.serverURL != nil || { if case .listener = options.driver { true } else { false } }()
+        let workers = shared ? 1 : max(1, min(options.jobs, scenarios.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index: Int? = state.withLock { state in

@@ -19,6 +19,13 @@ struct Observation {
     /// A socket was being opened: one connection attempt.
     var isAttempt = false
 
+    init(time: Instant, connectionEvent: String? = nil, userEvent: UserEvent? = nil, isAttempt: Bool = false) {
+        self.time = time
+        self.connectionEvent = connectionEvent
+        self.userEvent = userEvent
+        self.isAttempt = isAttempt
+    }
+
     init?(_ observation: ClientObservation) {
         time = observation.at
         switch observation.event {
@@ -38,11 +45,5 @@ struct Observation {
         default:
             return nil
         }
-    }
-}
-
-extension ScenarioSession {
-    func observations(of client: SDKClient) -> [Observation] {
-        client.log.compactMap(Observation.init)
     }
 }

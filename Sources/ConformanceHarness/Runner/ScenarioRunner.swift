@@ -23,25 +23,63 @@ public struct ScenarioRunner: Sendable {
             result.message = reason
             return result
         }
+        let waits = scenario.steps.reduce(Int64(0)) { total, step in
+            if case .advance(let milliseconds) = step.action { total + milliseconds } else { total }
+        }
+        if options.wallClock, Double(waits) / 1000 > options.maxWait {
+            result.verdict = .skipped
+            result.message = "needs \(Double(waits) / 1000) s of real time in wall-clock mode (more than --max-wait)"
+            return result
+        }
         let started = DispatchTime.now()
         let loop: EventLoop
         do {
-            loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
+            loop = try EventLoop(clockMode: options.wallClock ? .system : .virtual(start: .virtualEpoch))
         } catch {
             result.verdict = .failed
             result.message = "cannot create an event loop: \(error)"
             return result
         }
         var session: ScenarioSession?
+        var link: DriverLink?
         do {
+            if let source = options.driver {
+                let driver = try DriverLink(channel: try source.channel(), loop: loop, timeout: options.driverTimeout)
+                link = driver
+                if let reason = driver.capabilities.missing(for: scenario) {
+                    driver.end()
+                    loop.shutdown()
+                    result.verdict = .skipped
+                    result.message = "\(driver.sdkDescription): \(reason)"
+                    return result
+                }
+                guard driver.capabilities.virtualTime || options.wallClock else {
+                    throw ScenarioError("driver \(driver.channel.label) does not control time (virtualTime: false); "
+                        + "run it with --wall-clock")
+                }
+            }
+            // The server starts once the driver is up: an in-process server's trace origin is
+            // its creation time, and in wall-clock mode a driver's start-up (a Python or JVM
+            // process) must not count as scenario time.
             let server = try makeServer(scenario, loop: loop)
-            let live = ScenarioSession(scenario: scenario, loop: loop, server: server,
-                                       seed: options.seed ?? scenario.seed, profilesFolder: profilesFolder)
+            if let driver = link {
+                try driver.request("start", startFields(scenario, server: server, loop: loop), doing: "start")
+            }
+            let timeline = Timeline(loop: loop, server: server, driver: link, wallClock: options.wallClock,
+                                    settleTimeout: options.driverTimeout)
+            let live = ScenarioSession(scenario: scenario, timeline: timeline, seed: options.seed ?? scenario.seed,
+                                       profilesFolder: profilesFolder,
+                                       tolerance: options.wallClock ? options.tolerance : 0.001)
             session = live
             for step in scenario.steps {
                 do throws(ScenarioError) {
                     try live.perform(step)
                 } catch {
+                    if let driver = link, let reason = driver.unsupported {
+                        result.verdict = .skipped
+                        result.message = "\(driver.sdkDescription) does not support \(reason) (step \(step.number))"
+                        break
+                    }
                     result.verdict = .failed
                     result.failedStep = step.number
                     result.message = "step \(step.number): \(step.text)\n\(error.description)"
@@ -51,6 +89,7 @@ public struct ScenarioRunner: Sendable {
         } catch {
             result.verdict = .failed
             result.message = "set-up failed: \(error)"
+            link?.end()
         }
         if let session {
             let lines = session.traceLines()
@@ -64,9 +103,23 @@ public struct ScenarioRunner: Sendable {
         return result
     }
 
+    /// The `start` message: the scenario, where the server listens, the app and the clock.
+    private func startFields(_ scenario: Scenario, server: ServerUnderTest, loop: EventLoop) -> [(String, JSONValue)] {
+        let address = server.address
+        let app = MockChatServer.AppSettings()
+        return [
+            ("scenario", .string(scenario.id)),
+            ("seed", .integer(Int64(bitPattern: options.seed ?? scenario.seed))),
+            ("server", ["url": .string("ws://\(address.host):\(address.port)/v1/ws"), "host": .string(address.host),
+                        "port": .integer(Int64(address.port)), "path": "/v1/ws"]),
+            ("app", ["appId": .string(app.appId), "region": .string(app.region), "authKey": .string(app.authKey)]),
+            ("clock", ["mode": options.wallClock ? "system" : "virtual", "now": .integer(loop.clock.now.milliseconds)]),
+        ]
+    }
+
     private func makeServer(_ scenario: Scenario, loop: EventLoop) throws -> ServerUnderTest {
         if let url = options.serverURL {
-            let remote = try RemoteServer(loop: loop, url: url)
+            let remote = try RemoteServer(loop: loop, url: url, wallClock: options.wallClock)
             if let app = scenario.app {
                 let reply = try remote.control(method: "POST", path: "/control/fixtures", body: ["app": app])
                 guard reply.status == 200 else { throw ScenarioError("the server refused the app settings: \(reply.body)") }

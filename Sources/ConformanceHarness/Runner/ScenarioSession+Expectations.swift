@@ -15,19 +15,19 @@ extension ScenarioSession {
         let expected = expectation.value
         switch expectation.property {
         case "status":
-            return same(client.status.rawValue, expected)
+            return same(try client.inspect().status.rawValue, expected)
         case "backgroundTaskEnabled":
-            return same(client.backgroundTaskEnabled, expected)
+            return same(try client.inspect().backgroundTaskEnabled, expected)
         case "loggedInUser":
-            return same(client.loggedInUser?.uid, expected)
+            return same(try client.inspect().loggedInUser, expected)
         case "connectionEvents":
-            let names = observations(of: client).compactMap { $0.connectionEvent }
+            let names = client.observations.compactMap { $0.connectionEvent }
             guard let wanted = expected.arrayValue?.compactMap(\.stringValue) else {
                 throw ScenarioError("connectionEvents takes a list of event names")
             }
             return names == wanted ? nil : "\(names)"
         case "connectAttempts":
-            let times = observations(of: client).filter(\.isAttempt).map { seconds($0.time) }
+            let times = client.observations.filter(\.isAttempt).map { seconds($0.time) }
             return try matchTimes(times, expected)
         case "received":
             return try matchEvents(client, expected)
@@ -47,9 +47,9 @@ extension ScenarioSession {
     // MARK: Clients
 
     /// `received: {event: online|offline, uid, at, listener, count, <user field>: value}` or a list of them.
-    private func matchEvents(_ client: SDKClient, _ expected: JSONValue) throws(ScenarioError) -> String? {
+    private func matchEvents(_ client: ScenarioClient, _ expected: JSONValue) throws(ScenarioError) -> String? {
         let patterns = expected.arrayValue ?? [expected]
-        let events = observations(of: client).compactMap(\.userEvent)
+        let events = client.observations.compactMap(\.userEvent)
         for pattern in patterns {
             guard let fields = pattern.objectValue else { throw ScenarioError("received takes a mapping or a list of them") }
             let matching = events.filter { event in
@@ -221,7 +221,10 @@ extension ScenarioSession {
 
     private func timeMatches(_ actual: Double, _ expected: JSONValue, tolerance: JSONValue?) -> Bool {
         guard let wanted = try? ScenarioLoader.duration(expected) else { return false }
-        let slack = tolerance.flatMap { try? ScenarioLoader.duration($0) } ?? 1
+        // The run's tolerance (1 ms; in wall-clock mode the user's) unless the check
+        // gives its own; in wall-clock mode the larger of the two.
+        let base = Int64((self.tolerance * 1000).rounded())
+        let slack = tolerance.flatMap { try? ScenarioLoader.duration($0) }.map { timeline.wallClock ? max($0, base) : $0 } ?? base
         return abs(Int64((actual * 1000).rounded()) - wanted) <= slack
     }
 

@@ -8,10 +8,14 @@ final class ScenarioSession {
     let scenario: Scenario
     let loop: EventLoop
     let server: ServerUnderTest
+    let timeline: Timeline
     let seed: UInt64
     let profilesFolder: String
     let start: Instant
-    private(set) var clients: [String: SDKClient] = [:]
+    /// Default tolerance of `at` checks, in seconds.
+    let tolerance: Double
+    private(set) var clients: [String: ScenarioClient] = [:]
+    private var driverClients: [String: DriverClient] = [:]
     private(set) var wires: [String: WireClient] = [:]
     private var devices: [String: CommandBuilder.Device] = [:]
     private var lastCalls: [String: CallID] = [:]
@@ -19,13 +23,22 @@ final class ScenarioSession {
     /// The server trace, read once per `expect` step by the checks that need it.
     private var stepTrace: [JSONValue]?
 
-    init(scenario: Scenario, loop: EventLoop, server: ServerUnderTest, seed: UInt64, profilesFolder: String) {
+    init(scenario: Scenario, timeline: Timeline, seed: UInt64, profilesFolder: String, tolerance: Double = 0.001) {
         self.scenario = scenario
-        self.loop = loop
-        self.server = server
+        self.timeline = timeline
+        loop = timeline.loop
+        server = timeline.server
         self.seed = seed
         self.profilesFolder = profilesFolder
+        self.tolerance = tolerance
         start = loop.clock.now
+        timeline.start()
+        timeline.driver?.onEvent = { [unowned self] event throws(ScenarioError) in
+            guard let name = event["client"]?.stringValue, let client = driverClients[name] else {
+                throw ScenarioError("sent an event for no client of this scenario: \(event)")
+            }
+            try client.receive(event)
+        }
     }
 
     /// Seconds of virtual time since the scenario began.
@@ -38,24 +51,33 @@ final class ScenarioSession {
         switch step.action {
         case .client(let name, let profileName, let device, let platform):
             guard clients[name] == nil else { throw ScenarioError("client '\(name)' already exists") }
-            let profile = try self.profile(profileName ?? scenario.profile)
-            clients[name] = SDKClient(name: name, loop: loop, server: server.address, profile: profile,
-                                      seed: seed &+ Self.stableHash(name))
-            devices[name] = .init(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
+            let device = CommandBuilder.Device(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
+            devices[name] = device
+            let clientSeed = seed &+ Self.stableHash(name)
+            if let driver = timeline.driver {
+                let client = try DriverClient(name: name, link: driver, profile: profileName ?? scenario.profile,
+                                              device: device, seed: clientSeed)
+                driverClients[name] = client
+                clients[name] = client
+            } else {
+                let profile = try self.profile(profileName ?? scenario.profile)
+                clients[name] = LocalClient(SDKClient(name: name, loop: loop, server: server.address, profile: profile,
+                                                      seed: clientSeed))
+            }
         case .wire(let name):
             guard clients[name] == nil, wires[name] == nil else { throw ScenarioError("'\(name)' already exists") }
             let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ Self.stableHash(name))
             wires[name] = wire
-            server.settle()
+            try timeline.settle()
             guard wire.isOpen else { throw ScenarioError("wire client '\(name)' could not connect: \(wire.failure ?? "closed")") }
         case .call(let name, let method, let arguments, _) where wires[name] != nil:
             try wires[name]!.perform(method, arguments)
-            server.settle()
+            try timeline.settle()
         case .call(let name, let method, let arguments, let expectError):
             let client = try self.client(name)
             let command = try CommandBuilder.command(method, arguments, device: devices[name]!)
-            let call = client.perform(command)
-            server.settle()
+            let call = try client.perform(command)
+            try timeline.settle()
             guard let call else {
                 if let expectError { throw ScenarioError("\(method) returns no result, so it cannot fail with \(expectError)") }
                 return
@@ -63,9 +85,10 @@ final class ScenarioSession {
             lastCalls[name] = call
             try check(call: call, of: client, method: method, expectError: expectError)
         case .advance(let milliseconds):
-            try server.advance(milliseconds: milliseconds)
+            try timeline.advance(milliseconds: milliseconds)
         case .control(let method, let path, let body, let expectStatus):
             let reply = try server.control(method: method, path: path, body: body)
+            try timeline.settle()
             guard reply.status == expectStatus else {
                 throw ScenarioError("control \(method) \(path) answered \(reply.status), expected \(expectStatus): \(reply.body)")
             }
@@ -84,7 +107,7 @@ final class ScenarioSession {
         }
     }
 
-    private func check(call: CallID, of client: SDKClient, method: String, expectError: String?) throws(ScenarioError) {
+    private func check(call: CallID, of client: ScenarioClient, method: String, expectError: String?) throws(ScenarioError) {
         let result = client.result(of: call)
         switch (result, expectError) {
         case (nil, nil):
@@ -104,7 +127,7 @@ final class ScenarioSession {
         }
     }
 
-    func client(_ name: String) throws(ScenarioError) -> SDKClient {
+    func client(_ name: String) throws(ScenarioError) -> ScenarioClient {
         guard let client = clients[name] else { throw ScenarioError("no client named '\(name)' (declare it with `client: \(name)`)") }
         return client
     }
@@ -139,9 +162,11 @@ final class ScenarioSession {
         ((try? server.trace()) ?? []).map(\.description)
     }
 
-    /// Lets clients end their connections before the loop is torn down.
+    /// Lets clients end their connections before the loop is torn down, and ends the
+    /// driver's side of the scenario.
     func close() {
-        server.settle()
+        try? timeline.settle()
+        timeline.driver?.end()
     }
 
     /// FNV-1a: a hash that is the same in every process (Swift's `Hasher` is seeded).

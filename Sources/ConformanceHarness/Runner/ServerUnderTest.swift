@@ -10,14 +10,22 @@ protocol ServerUnderTest: AnyObject {
     var address: SocketAddress { get }
     /// A control API request; the reply's status and JSON body.
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue)
-    /// Moves time forward on the server and on the clients' loop together.
-    func advance(milliseconds: Int64) throws(ScenarioError)
+    /// Moves the server's clock, and the clock of the harness's own loop, to `instant`:
+    /// timers due by then fire in deadline order (the server's first at one instant),
+    /// with `settle` after each. Callers never pass a deadline of the server or the loop.
+    func moveClock(to instant: Instant, settle: () throws(ScenarioError) -> Void) throws(ScenarioError)
+    /// The earliest timer of the server or of the harness's loop, as of the last settle.
+    var nextDeadline: Instant? { get }
+    /// The server's WebSocket sessions with what each sent and received (`POST
+    /// /control/settle`); an external server also reports its next timer this way.
+    func sessionCounts() throws(ScenarioError) -> [SocketCount]
     /// The server's trace since the scenario began, one JSON object per entry.
     func trace() throws(ScenarioError) -> [JSONValue]
-    /// Waits until the effects of the last step have arrived.
-    func settle()
     /// The server's clock reading, in seconds, when the scenario began.
     var traceOrigin: Double { get }
+    /// Whether server and clients share the harness's loop, so that the loop's own
+    /// settle sees everything in flight.
+    var isInProcess: Bool { get }
 }
 
 /// A ``ChatServer`` on the scenario's own loop: one clock, one thread, and
@@ -39,22 +47,29 @@ final class InProcessServer: ServerUnderTest {
 
     let traceOrigin: Double
 
-    func settle() { loop.settle() }
+    let isInProcess = true
 
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
         var bytes: [UInt8] = []
         if !body.isNull { body.serialize(into: &bytes) }
         let request = HTTPRequest(method: method, target: path, version: "HTTP/1.1", headers: [], body: bytes)
         let response = server.control(request)
-        settle()
+        loop.settle()
         return (response.status, (try? JSONParser.parse(response.body)) ?? .null)
     }
 
-    func advance(milliseconds: Int64) throws(ScenarioError) {
-        let target = loop.clock.now.advanced(by: milliseconds)
-        loop.clock.advance(to: target) { settle() }
-        settle()
+    func moveClock(to instant: Instant, settle: () throws(ScenarioError) -> Void) throws(ScenarioError) {
+        var failure: ScenarioError?
+        loop.clock.advance(to: instant) {
+            guard failure == nil else { return }
+            do throws(ScenarioError) { try settle() } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
+
+    var nextDeadline: Instant? { loop.clock.nextDeadline }
+
+    func sessionCounts() throws(ScenarioError) -> [SocketCount] { server.sessionCounts }
 
     func trace() throws(ScenarioError) -> [JSONValue] {
         server.trace.entries.map(\.json)
@@ -70,8 +85,15 @@ final class RemoteServer: ServerUnderTest {
     private(set) var traceOrigin = 0.0
     /// The server's virtual time, which this runner alone moves.
     private var remoteNow = Instant(milliseconds: 0)
+    /// The server's next timer, as of its last settle answer.
+    private var remoteDeadline: Instant?
+    /// Whether the server runs on the system clock (wall-clock runs).
+    private let wallClock: Bool
 
-    init(loop: EventLoop, url: String) throws(ScenarioError) {
+    let isInProcess = false
+
+    init(loop: EventLoop, url: String, wallClock: Bool = false) throws(ScenarioError) {
+        self.wallClock = wallClock
         self.loop = loop
         var rest = Substring(url)
         for scheme in ["ws://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
@@ -81,33 +103,56 @@ final class RemoteServer: ServerUnderTest {
         }
         address = SocketAddress(host: String(hostPort[..<colon]), port: port)
         let reset = try control(method: "POST", path: "/control/reset",
-                                body: ["clock": .double(loop.clock.now.seconds)])
+                                body: wallClock ? [:] : ["clock": .double(loop.clock.now.seconds)])
         guard reset.status == 200 else { throw ScenarioError("the server refused a reset: \(reset.body)") }
-        traceStart = try trace().last?["seq"]?.intValue.map(Int.init) ?? 0
-        traceOrigin = try control(method: "GET", path: "/control/clock", body: .null).body["now"]?.doubleValue ?? 0
+        // One settle answer gives where the trace stands and the clock, without reading
+        // a trace that may hold the entries of every earlier scenario.
+        let state = try settleState()
+        traceStart = state["traceSeq"]?.intValue.map(Int.init) ?? 0
+        traceOrigin = state["now"]?.doubleValue ?? 0
         remoteNow = Instant(seconds: traceOrigin)
     }
-
-    func settle() { loop.quiesce() }
 
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
         let (status, bytes) = try exchange(method: method, path: path, body: body)
         return (status, (try? JSONParser.parse(bytes)) ?? .null)
     }
 
-    func advance(milliseconds: Int64) throws(ScenarioError) {
-        // Lockstep: the server's clock is moved to each local deadline before the local
-        // timers due then fire, so that both sides see time pass in the same order.
-        let target = loop.clock.now.advanced(by: milliseconds)
-        settle()
-        while let deadline = loop.clock.nextDeadline, deadline <= target {
-            loop.clock.move(to: deadline)
-            try advanceRemote(to: deadline)
-            loop.clock.advance(to: deadline) { settle() }
+    func moveClock(to instant: Instant, settle: () throws(ScenarioError) -> Void) throws(ScenarioError) {
+        // The local clock reaches the instant first without firing, so that what the
+        // server does then is seen at the right time; then the server's timers fire,
+        // then the local ones.
+        loop.clock.move(to: instant)
+        try advanceRemote(to: instant)
+        try settle()
+        var failure: ScenarioError?
+        loop.clock.advance(to: instant) {
+            guard failure == nil else { return }
+            do throws(ScenarioError) { try settle() } catch { failure = error }
         }
-        loop.clock.move(to: target)
-        try advanceRemote(to: target)
-        settle()
+        if let failure { throw failure }
+    }
+
+    var nextDeadline: Instant? {
+        [loop.clock.nextDeadline, remoteDeadline].compactMap { $0 }.min()
+    }
+
+    func sessionCounts() throws(ScenarioError) -> [SocketCount] {
+        let state = try settleState()
+        remoteDeadline = state["nextDeadline"]?.doubleValue.map { Instant(seconds: $0) }
+        return (state["sockets"]?.arrayValue ?? []).map { socket in
+            SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: true,
+                        sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0))
+        }
+    }
+
+    /// `POST /control/settle`.
+    private func settleState() throws(ScenarioError) -> JSONValue {
+        let reply = try control(method: "POST", path: "/control/settle", body: [:])
+        guard reply.status == 200, reply.body["sockets"]?.arrayValue != nil else {
+            throw ScenarioError("the server cannot settle (HTTP \(reply.status)): \(reply.body)")
+        }
+        return reply.body
     }
 
     private func advanceRemote(to instant: Instant) throws(ScenarioError) {
@@ -118,10 +163,19 @@ final class RemoteServer: ServerUnderTest {
         remoteNow = instant
     }
 
+    /// The remote trace since the scenario began, read page by page.
     func trace() throws(ScenarioError) -> [JSONValue] {
-        let (status, bytes) = try exchange(method: "GET", path: "/control/trace?since=\(traceStart)", body: .null)
-        guard status == 200 else { throw ScenarioError("cannot read the server's trace (HTTP \(status))") }
-        return bytes.split(separator: 10).compactMap { try? JSONParser.parse(Array($0)) }
+        let pageSize = 10_000
+        var lines: [JSONValue] = []
+        var since = traceStart
+        while true {
+            let (status, bytes) = try exchange(method: "GET", path: "/control/trace?since=\(since)&limit=\(pageSize)", body: .null)
+            guard status == 200 else { throw ScenarioError("cannot read the server's trace (HTTP \(status))") }
+            let page = bytes.split(separator: 10).compactMap { try? JSONParser.parse(Array($0)) }
+            lines += page
+            guard page.count == pageSize, let last = page.last?["seq"]?.intValue else { return lines }
+            since = Int(last)
+        }
     }
 
     /// One HTTP/1.1 request over a fresh connection, read until the server closes.

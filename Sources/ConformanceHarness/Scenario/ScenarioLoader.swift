@@ -136,7 +136,7 @@ public enum ScenarioLoader {
     }
 
     /// A number of seconds, or a string such as `250ms`, `30s`, `2m`, `1h`.
-    static func duration(_ value: JSONValue) throws(ScenarioError) -> Int64 {
+    public static func duration(_ value: JSONValue) throws(ScenarioError) -> Int64 {
         if let seconds = value.doubleValue, seconds >= 0 { return Int64((seconds * 1000).rounded()) }
         guard let text = value.stringValue else { throw ScenarioError("a duration is seconds or a string like 30s") }
         let units: [(String, Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]

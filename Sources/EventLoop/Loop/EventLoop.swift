@@ -15,6 +15,8 @@ public final class EventLoop {
     public let clock: Clock
     /// Byte and request accounting used to decide when the loop has settled.
     public let traffic = TrafficLedger()
+    /// The client WebSockets on this loop, counted for settling with another process.
+    public let clientSockets = ClientSockets()
     /// Gathers per-turn writes of connections that coalesce them.
     lazy var coalescer = WriteCoalescer(loop: self)
     private var guardTimer: UnsafeMutablePointer<uv_timer_t>?
@@ -104,6 +106,9 @@ public final class EventLoop {
             if now >= deadline { return false }
             // Re-armed each turn: libuv's cached time can fire the guard a little
             // before the deadline, and a loop with nothing else to wait for would block.
+            // The guard also repeats: when the cached time is stale, the guard falls due
+            // in the timer pass at the start of `uv_run` itself, and a one-shot guard
+            // would then leave the poll that follows without any timeout.
             armGuard(milliseconds: (deadline - now + 999_999) / 1_000_000)
             uv_run(uv, UV_RUN_ONCE)
         }
@@ -119,20 +124,6 @@ public final class EventLoop {
     public func settle(timeout: Double = 5) -> Bool {
         poll()
         return run(timeout: timeout) { traffic.isSettled }
-    }
-
-    /// Runs the loop until nothing has been read for `quietPeriod` seconds (or
-    /// `timeout` passes). For peers outside the process, where ``settle(timeout:)``
-    /// cannot know what is in flight; it depends on wall time, so it is not exact.
-    @discardableResult
-    public func quiesce(quietPeriod: Double = 0.02, timeout: Double = 2) -> Bool {
-        let deadline = uv_hrtime() + UInt64(timeout * 1e9)
-        while uv_hrtime() < deadline {
-            let before = traffic.totalBytesRead
-            run(timeout: quietPeriod) { false }
-            if traffic.totalBytesRead == before && traffic.isSettled { return true }
-        }
-        return false
     }
 
     /// Closes every handle, runs the loop until their close callbacks have run, and
@@ -169,7 +160,8 @@ public final class EventLoop {
             timer.pointee.data = nil
             guardTimer = timer
         }
-        uv_timer_start(guardTimer, { _ in }, milliseconds, 0)
+        uv_update_time(uv)
+        uv_timer_start(guardTimer, { _ in }, milliseconds, max(milliseconds, 1))
     }
 
     private func disarmGuard() {

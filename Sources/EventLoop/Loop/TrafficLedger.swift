@@ -13,8 +13,6 @@ public final class TrafficLedger {
     public private(set) var bytesRead = 0
     /// Connects, accepts, writes and closes that have started but not completed.
     public private(set) var operationsInFlight = 0
-    /// Bytes read by every connection on the loop, whoever the peer is.
-    public private(set) var totalBytesRead = 0
 
     /// True when nothing is on its way between in-process endpoints.
     public var isSettled: Bool { bytesWritten == bytesRead && operationsInFlight == 0 }
@@ -84,7 +82,6 @@ public final class TrafficLedger {
     }
 
     func read(_ count: Int, by connection: TCPConnection) {
-        totalBytesRead += count
         guard connection.peerIsLocal else { return }
         bytesRead += count
         connection.bytesReadFromPeer += count

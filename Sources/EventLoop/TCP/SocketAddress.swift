@@ -10,8 +10,12 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Whether the address is in 127.0.0.0/8 or is ::1.
-    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+    /// True for 127.0.0.0/8, `::1`, and 127.0.0.0/8 mapped into IPv6 (`::ffff:127.0.0.1`),
+    /// which is how a dual-stack socket bound to `::` sees an IPv4 loopback peer.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        return name.hasPrefix("127.") || name == "::1" || name.hasPrefix("::ffff:127.")
+    }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 

@@ -1,4 +1,7 @@
 import CLibUV
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A TCP stream on an ``EventLoop``.
 ///
@@ -48,6 +51,18 @@ public final class TCPConnection: HandleOwner {
     public var queuedWriteBytes: Int {
         pendingOutput.count
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
+    }
+
+    /// Bytes the kernel has received on this socket that have not been read yet (0 when
+    /// the socket is closed or the count is unavailable). A loop that stalled, or a timer
+    /// that fires before the poll phase, can see input here that is already on its way.
+    public var unreadKernelBytes: Int {
+        var descriptor: uv_os_fd_t = -1
+        let status = handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_fileno($0, &descriptor) }
+        guard status == 0, descriptor >= 0 else { return 0 }
+        var count: Int32 = 0
+        guard ioctl(descriptor, UInt(FIONREAD), &count) == 0 else { return 0 }
+        return Int(count)
     }
 
     /// When true, what is written during one turn of the loop goes to the kernel in one

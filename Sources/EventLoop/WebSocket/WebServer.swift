@@ -10,8 +10,12 @@ public final class WebServer {
         public var limits = HTTPLimits()
         /// Time a client has to send a complete request, in milliseconds of clock time.
         public var handshakeTimeout: Int64 = 10_000
-        /// Connections (in any stage) beyond which new handshakes get 503.
+        /// Connections (in any stage) beyond which WebSocket upgrades get 503.
         public var maxConnections = 20_000
+        /// Connections kept back above `maxConnections` for plain HTTP requests (the
+        /// control API), so the server can still be inspected and reset at the cap.
+        /// Beyond both, every new connection gets 503 at once.
+        public var reservedConnections = 32
         public var webSocket = WebSocket.Configuration()
         public init() {}
     }
@@ -57,8 +61,8 @@ public final class WebServer {
     private func accept(_ connection: TCPConnection) {
         openConnections += 1
         connection.onClosed = { [weak self] in self?.openConnections -= 1 }
-        if openConnections > configuration.maxConnections {
-            reply(.rejection(status: 503, "too many connections\n"), on: connection)
+        if openConnections > configuration.maxConnections + configuration.reservedConnections {
+            refuseAtCapacity(connection)
             return
         }
         var parser = HTTPRequestParser(limits: configuration.limits)
@@ -90,6 +94,10 @@ public final class WebServer {
         case .notUpgrade: switching = nil
         case .accept(let response): switching = response
         }
+        if switching != nil, openConnections > configuration.maxConnections {
+            refuseAtCapacity(connection)
+            return
+        }
         switch route(request, switching != nil, connection.remoteAddress) {
         case .respond(let response):
             reply(response, on: connection)
@@ -109,6 +117,17 @@ public final class WebServer {
             attach(socket)
             if !remainder.isEmpty { remainder.withUnsafeBytes { socket.feed($0) } }
         }
+    }
+
+    /// Times the server answered 503 because it was at its connection cap.
+    public private(set) var refusedAtCapacity = 0
+    /// Called (on the loop) each time a connection is refused at the cap.
+    public var onCapacityRefusal: (() -> Void)?
+
+    private func refuseAtCapacity(_ connection: TCPConnection) {
+        refusedAtCapacity += 1
+        onCapacityRefusal?()
+        reply(.rejection(status: 503, "too many connections\n"), on: connection)
     }
 
     private func reply(_ response: HTTPResponse, on connection: TCPConnection) {

@@ -59,6 +59,10 @@ public final class WebSocket {
     public var onControlFrame: (() -> Void)?
     /// The TCP stream is closed; called once.
     public var onClosed: ((CloseInfo) -> Void)?
+    /// Text messages queued for sending so far.
+    public private(set) var textMessagesSent = 0
+    /// Text messages received so far (whether or not `onText` used them).
+    public private(set) var textMessagesReceived = 0
 
     private var context: wslay_event_context_ptr?
     private var input: UnsafeRawBufferPointer?
@@ -121,6 +125,7 @@ public final class WebSocket {
             self.connection.close()
         }
         connection.onClosed = { [self] in self.finish() }
+        if isClient { connection.loop.clientSockets.add(self) }
         if !initialBytes.isEmpty { initialBytes.withUnsafeBytes { feed($0) } }
     }
 
@@ -234,6 +239,7 @@ public final class WebSocket {
 
     private func queue(opcode: UInt8, _ bytes: some Collection<UInt8>) {
         guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
+        if opcode == 1 { textMessagesSent += 1 }
         if !isClient, opcode == 1, wslay_event_get_queued_msg_count(context) == 0,
            wslay_event_get_write_enabled(context) != 0 {
             // With nothing queued in wslay, the frame it would build (one unmasked,
@@ -286,6 +292,7 @@ public final class WebSocket {
         // that completes this message).
         guard let context, wslay_event_get_read_enabled(context) != 0 || message.opcode >= 8 else { return }
         let payload = UnsafeRawBufferPointer(start: message.msg, count: message.msg_length)
+        if message.opcode == 1 { textMessagesReceived += 1 }
         switch message.opcode {
         case 1: onText?(payload)
         case 2: onBinary?(payload)
@@ -326,6 +333,7 @@ public final class WebSocket {
     private func finish() {
         guard !isFinished else { return }
         isFinished = true
+        if isClient { connection.loop.clientSockets.remove(self) }
         connection.loop.clock.cancel(closeTimer)
         var info = CloseInfo(abnormal: nil)
         if let context {

@@ -21,6 +21,11 @@ public enum WebSocketClient {
         configuration: WebSocket.Configuration = .init(),
         completion: @escaping (Result<WebSocket, Failure>) -> Void
     ) {
+        loop.clientSockets.opening += 1
+        let completion: (Result<WebSocket, Failure>) -> Void = { result in
+            loop.clientSockets.opening -= 1
+            completion(result)
+        }
         TCPConnection.connect(on: loop, to: address) { result in
             switch result {
             case .failure(let error):

@@ -1,5 +1,8 @@
 import ChatProtocol
 import EventLoop
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The control API: plain HTTP with JSON bodies under `/control/` (docs/PROTOCOL.md).
 ///
@@ -29,6 +32,7 @@ extension ChatServer {
                                     now: loop.clock.now))
                 if let clock { loop.clock.jump(to: clock) }
                 faults = FaultPlan()
+                trace.clear()
                 trace.record(.control, time: loop.clock.now, text: "reset")
                 result = ["ok": true]
             case "POST /control/fixtures":
@@ -37,6 +41,8 @@ extension ChatServer {
                 result = ["mode": .string(loop.clock.isVirtual ? "virtual" : "system"), "now": .double(loop.clock.now.seconds)]
             case "POST /control/clock/advance":
                 result = try advanceClock(body)
+            case "POST /control/settle":
+                result = settleState
             case "GET /control/connections":
                 result = ["connections": .array(engine.connections.map(Self.describe))]
             case "GET /control/presence":
@@ -50,9 +56,17 @@ extension ChatServer {
                 trace.record(.control, time: loop.clock.now, text: "faults cleared")
                 result = ["ok": true]
             case "GET /control/trace":
-                let since = request.query["since"].flatMap { Int($0) } ?? 0
-                return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")],
-                                    body: TraceLog.jsonLines(trace.entries(after: since)))
+                return try tracePage(request.query)
+            #if DEBUG
+            case "POST /control/debug/stall":
+                // Debug builds only: blocks the loop, as a long GC pause or a slow disk
+                // would, so tests can check that the server's own stall harms nobody.
+                guard let ms = body["ms"]?.intValue, (1...10_000).contains(ms) else {
+                    throw ControlError(400, "stall needs 'ms', an integer from 1 to 10000")
+                }
+                usleep(UInt32(ms) * 1000)
+                result = ["ok": true, "stalledMs": .integer(ms)]
+            #endif
             default:
                 throw ControlError(404, "unknown control route '\(route.prefix(80))'")
             }
@@ -64,6 +78,46 @@ extension ChatServer {
             JSONValue.object(JSONObject([("error", .string(error.message))])).serialize(into: &bytes)
             return .json(status: error.status, body: bytes)
         }
+    }
+
+    /// What `POST /control/settle` answers: the clock, the next timer, and the text
+    /// messages the server sent and received on each WebSocket session, keyed by the
+    /// client's port.
+    /// A driver or harness holding the other ends compares its own counts with these
+    /// (docs/DRIVER.md, "Settling"). The handler runs between loop callbacks, so every
+    /// message read so far has been processed and its replies are queued.
+    public var settleState: JSONValue {
+        [
+            "now": .double(loop.clock.now.seconds),
+            "nextDeadline": loop.clock.nextDeadline.map { .double($0.seconds) } ?? .null,
+            "traceSeq": .integer(Int64(trace.lastSequence)),
+            "sockets": .array(sessionCounts.map { count in
+                ["port": .integer(Int64(count.port)), "sent": .integer(Int64(count.sent)),
+                 "received": .integer(Int64(count.received))]
+            }),
+        ]
+    }
+
+    /// Default and largest number of entries in one `GET /control/trace` page.
+    static let tracePageEntries = (default: 10_000, max: 100_000)
+
+    /// One page of the trace: entries after `since`, at most `limit` of them. A reply
+    /// with exactly `limit` lines may have a next page, which starts after its last `seq`.
+    /// Pages keep every reply small, so reading a long trace never stalls the loop.
+    private func tracePage(_ query: [String: String]) throws(ControlError) -> HTTPResponse {
+        func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(ControlError) -> Int {
+            guard let text = query[name] else { return value }
+            guard let number = Int(text), range.contains(number) else {
+                throw ControlError(400, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        let since = try number("since", default: 0, in: 0...Int.max)
+        let limit = try number("limit", default: Self.tracePageEntries.default, in: 1...Self.tracePageEntries.max)
+        let page = trace.entries(after: since, limit: limit)
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson"),
+                                                   ("X-Trace-Last-Seq", String(page.last?.sequence ?? since))],
+                            body: TraceLog.jsonLines(page))
     }
 
     private func parseBody(_ request: HTTPRequest) throws(ControlError) -> JSONValue {
@@ -124,6 +178,12 @@ extension ChatServer {
         guard let name = body["fault"]?.stringValue else {
             throw ControlError(400, "give 'fault': drop, blackhole, refuseConnections or delay")
         }
+        for key in ["uid", "deviceId", "connection"] {
+            guard let value = body[key] else { continue }
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw ControlError(400, "'\(key)' must be a non-empty string")
+            }
+        }
         let selector = FaultPlan.Selector(uid: body["uid"]?.stringValue, deviceId: body["deviceId"]?.stringValue)
         let enabled = body["enabled"]?.boolValue ?? true
         var affected = 0
@@ -157,6 +217,7 @@ extension ChatServer {
         }
         trace.record(.control, time: loop.clock.now, uid: selector.uid, deviceId: selector.deviceId,
                      text: "fault \(name) \(enabled ? "on" : "off")")
+        logger.debug("fault \(name) \(enabled ? "on" : "off") uid=\(selector.uid ?? "-") device=\(selector.deviceId ?? "-"), \(affected) affected")
         return ["ok": true, "affected": .integer(Int64(affected))]
     }
 

@@ -26,6 +26,7 @@ import EventLoop
 ///   asking not to kick while the app lets clients choose (`clientKickControl`); then
 ///   the newcomer is refused with `ERR_RECONNECT_KICK_REFUSED` and close 4004.
 /// - A connection from which nothing arrives for the heartbeat timeout is closed 4002.
+/// - A connection that has not logged in within the login timeout is closed 4010.
 public struct PresenceEngine: Sendable {
     public private(set) var directory: UserDirectory
     public private(set) var settings: AppSettings
@@ -39,6 +40,8 @@ public struct PresenceEngine: Sendable {
     /// Keyed by the viewer's uid.
     private var friendSubscribers: [String: ConnectionSet] = [:]
     private var lastActiveAt: [String: Double] = [:]
+    /// When the users were loaded: the `lastActiveAt` of users whose record has none.
+    private var loadedAt: Double
 
     /// One user's logged-in connections.
     private struct UserConnections {
@@ -49,9 +52,11 @@ public struct PresenceEngine: Sendable {
         var mobiles: [ConnectionID] = []
     }
 
-    public init(directory: UserDirectory, settings: AppSettings) {
+    /// `now` is when the users count as loaded (see ``UserRecord/lastActiveAt``).
+    public init(directory: UserDirectory, settings: AppSettings, now: Instant = Instant(seconds: 0)) {
         self.directory = directory
         self.settings = settings
+        loadedAt = now.seconds
     }
 
     // MARK: Queries
@@ -72,7 +77,7 @@ public struct PresenceEngine: Sendable {
         guard let record = directory.record(uid) else { return nil }
         return User(uid: uid, name: record.name, avatar: record.avatar, link: record.link, role: record.role,
                     status: isOnline(uid) ? .online : .offline, statusMessage: record.statusMessage,
-                    lastActiveAt: lastActiveAt[uid] ?? record.lastActiveAt,
+                    lastActiveAt: lastActiveAt[uid] ?? record.lastActiveAt ?? loadedAt,
                     hasBlockedMe: viewer.map { directory.hasBlocked(uid, $0) } ?? false,
                     blockedByMe: viewer.map { directory.hasBlocked($0, uid) } ?? false,
                     deactivatedAt: record.deactivatedAt, tags: record.tags, metadata: record.metadata)
@@ -82,8 +87,9 @@ public struct PresenceEngine: Sendable {
 
     /// A WebSocket connection completed its handshake. O(1).
     public mutating func opened(_ id: ConnectionID, now: Instant) -> [EngineAction] {
-        sessions[id] = SessionInfo(id: id, stage: .awaitingLogin, subscription: .none, openedAt: now, lastInboundAt: now)
-        return [.scheduleHeartbeat(id, at: now.advanced(by: settings.heartbeatTimeoutMilliseconds))]
+        let session = SessionInfo(id: id, stage: .awaitingLogin, subscription: .none, openedAt: now, lastInboundAt: now)
+        sessions[id] = session
+        return [.scheduleHeartbeat(id, at: nextCheck(session))]
     }
 
     /// Any frame arrived (data, ping or pong): the connection is alive, and so is its user. O(1).
@@ -142,9 +148,19 @@ public struct PresenceEngine: Sendable {
     /// O(1), or O(recipients) when it ends the user's last connection.
     public mutating func heartbeatDue(_ id: ConnectionID, now: Instant) -> [EngineAction] {
         guard let session = sessions[id] else { return [] }
-        let deadline = session.lastInboundAt.advanced(by: settings.heartbeatTimeoutMilliseconds)
+        if session.stage == .awaitingLogin, session.openedAt.advanced(by: settings.loginTimeoutMilliseconds) <= now {
+            return end(id, code: .loginTimeout, reason: "no login within the login timeout", now: now)
+        }
+        let deadline = nextCheck(session)
         guard deadline <= now else { return [.scheduleHeartbeat(id, at: deadline)] }
         return end(id, code: .heartbeatTimeout, reason: "no frame within the heartbeat timeout", now: now)
+    }
+
+    /// When the session's next heartbeat or login deadline falls.
+    private func nextCheck(_ session: SessionInfo) -> Instant {
+        let heartbeat = session.lastInboundAt.advanced(by: settings.heartbeatTimeoutMilliseconds)
+        guard session.stage == .awaitingLogin else { return heartbeat }
+        return min(heartbeat, session.openedAt.advanced(by: settings.loginTimeoutMilliseconds))
     }
 
     /// Closes a connection on request of the control API. Costs what ``closed(_:now:)`` does.
@@ -162,6 +178,7 @@ public struct PresenceEngine: Sendable {
         self.directory = directory
         self.settings = settings
         lastActiveAt = [:]
+        loadedAt = now.seconds
         return actions
     }
 

@@ -8,6 +8,9 @@ public struct AppSettings: Sendable, Equatable {
     public var authKey = "mockchat-dev-key"
     /// A connection from which nothing arrives for this long is closed with 4002.
     public var heartbeatTimeoutMilliseconds: Int64 = 30_000
+    /// A connection that has not logged in this long after its handshake is closed with
+    /// 4010, so sockets that never log in cannot hold descriptors forever.
+    public var loginTimeoutMilliseconds: Int64 = 10_000
     /// Mobile devices one user may have online at once (003: one).
     public var mobileDevicesPerUser = 1
     /// The console switch of 003 "Configure the reconnection kick strategy": only when on
@@ -37,6 +40,12 @@ public struct AppSettings: Sendable, Equatable {
             }
             heartbeatTimeoutMilliseconds = Int64((seconds * 1000).rounded())
         }
+        if let value = object["loginTimeout"] {
+            guard let seconds = value.doubleValue, seconds > 0, seconds <= 86_400 else {
+                throw FixtureError("'loginTimeout' must be seconds in (0, 86400]")
+            }
+            loginTimeoutMilliseconds = Int64((seconds * 1000).rounded())
+        }
         if let value = object["devicePolicy"] {
             guard let count = value["mobileDevicesPerUser"]?.intValue, count >= 1, count <= 1000 else {
                 throw FixtureError("'devicePolicy.mobileDevicesPerUser' must be an integer from 1 to 1000")
@@ -53,6 +62,7 @@ public struct AppSettings: Sendable, Equatable {
         .object(JSONObject([
             ("appId", .string(appId)), ("region", .string(region)), ("authKey", .string(authKey)),
             ("heartbeatTimeout", .double(Double(heartbeatTimeoutMilliseconds) / 1000)),
+            ("loginTimeout", .double(Double(loginTimeoutMilliseconds) / 1000)),
             ("devicePolicy", .object(JSONObject([("mobileDevicesPerUser", .integer(Int64(mobileDevicesPerUser)))]))),
             ("clientKickControl", .bool(clientKickControl)),
         ]))

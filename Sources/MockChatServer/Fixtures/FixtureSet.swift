@@ -25,18 +25,42 @@ public struct FixtureSet: Sendable {
             }
             return String(decoding: data, as: UTF8.self)
         }
-        return try FixtureSet(usersJSON: read("users.json"), appJSON: read("app.json"))
+        return try FixtureSet(usersJSON: read("users.json"), appJSON: read("app.json"),
+                              names: ((folder as NSString).appendingPathComponent("users.json"),
+                                      (folder as NSString).appendingPathComponent("app.json")))
     }
 
-    /// Parses the two documents.
-    public init(usersJSON: String, appJSON: String) throws(FixtureError) {
+    /// Parses the two documents. Errors start with the document's name from `names`, and
+    /// a syntax error gives its line and column.
+    public init(usersJSON: String, appJSON: String,
+                names: (users: String, app: String) = ("users.json", "app.json")) throws(FixtureError) {
+        directory = try Self.parse(usersJSON, name: names.users) { json throws(FixtureError) in try UserDirectory(json: json) }
+        settings = try Self.parse(appJSON, name: names.app) { json throws(FixtureError) in try AppSettings(json: json) }
+    }
+
+    private static func parse<T>(_ text: String, name: String,
+                                 _ build: (JSONValue) throws(FixtureError) -> T) throws(FixtureError) -> T {
+        let json: JSONValue
         do {
-            directory = try UserDirectory(json: try JSONParser.parse(usersJSON))
-            settings = try AppSettings(json: try JSONParser.parse(appJSON))
-        } catch let error as FixtureError {
-            throw error
+            json = try JSONParser.parse(text)
         } catch {
-            throw FixtureError("fixtures are not valid JSON: \(error)")
+            let (line, column) = position(of: error.offset, in: text)
+            throw FixtureError("\(name):\(line):\(column): not valid JSON: \(error)")
         }
+        do {
+            return try build(json)
+        } catch {
+            throw FixtureError("\(name): \(error.description)")
+        }
+    }
+
+    /// The 1-based line and column of a byte offset.
+    static func position(of offset: Int, in text: String) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for byte in text.utf8.prefix(offset) {
+            if byte == 10 { line += 1; column = 1 } else { column += 1 }
+        }
+        return (line, column)
     }
 }

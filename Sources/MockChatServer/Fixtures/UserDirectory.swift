@@ -20,7 +20,8 @@ public struct UserDirectory: Sendable, Equatable {
         blockedUIDs = []
         for (index, record) in records.enumerated() {
             guard indexByUID.updateValue(index, forKey: record.uid) == nil else {
-                throw FixtureError("uid '\(record.uid)' appears twice")
+                let positions = users.indices.filter { users[$0].uid == record.uid }.map { "users[\($0)]" }
+                throw FixtureError("uid '\(record.uid)' appears twice (\(positions.joined(separator: " and ")))")
             }
             if let token = record.authToken {
                 guard uidByToken.updateValue(record.uid, forKey: token) == nil else {
@@ -44,7 +45,13 @@ public struct UserDirectory: Sendable, Equatable {
     public init(json: JSONValue) throws(FixtureError) {
         guard let list = json["users"]?.arrayValue else { throw FixtureError("expected {\"users\": [...]}") }
         var users: [UserRecord] = []
-        for entry in list { users.append(try UserRecord(json: entry)) }
+        for (index, entry) in list.enumerated() {
+            do {
+                users.append(try UserRecord(json: entry))
+            } catch {
+                throw FixtureError("users[\(index)]: \(error.description)")
+            }
+        }
         try self.init(users)
     }
 

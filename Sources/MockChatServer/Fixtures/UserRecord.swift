@@ -16,8 +16,9 @@ public struct UserRecord: Sendable, Equatable {
     public var blocked: [String]
     /// Unix seconds, 0 when active (004 `deactivatedAt`).
     public var deactivatedAt: Double
-    /// When the user was last active before the server started.
-    public var lastActiveAt: Double
+    /// Unix seconds of the user's last activity. A user without one counts as last
+    /// active when the fixtures were loaded (the server's clock then).
+    public var lastActiveAt: Double?
     /// A per-user token accepted by `login` instead of the app's auth key.
     public var authToken: String?
 
@@ -57,7 +58,7 @@ public struct UserRecord: Sendable, Equatable {
         friends = try strings("friends")
         blocked = try strings("blocked")
         deactivatedAt = try number("deactivatedAt")
-        lastActiveAt = try number("lastActiveAt")
+        lastActiveAt = object["lastActiveAt"].map { $0.isNull } == false ? try number("lastActiveAt") : nil
         authToken = try string("authToken")
     }
 }

@@ -13,10 +13,13 @@ public final class ChatServer {
     public struct Configuration: Sendable {
         public var address = SocketAddress(host: "127.0.0.1", port: 8080)
         public var web = WebServer.Configuration()
-        /// Accept control requests from any address, not only loopback.
-        public var controlFromAnywhere = false
+        /// Who may use the control API (peer, token, Host, Origin, Content-Type).
+        public var controlAccess = ControlAccess()
         /// A connection whose unsent output exceeds this many bytes is closed with 4008.
         public var outboundQueueLimit = 1 << 20
+        /// WebSocket sessions from one address that have not logged in yet, beyond which
+        /// that address's new upgrades get 503 (the login deadline frees them).
+        public var maxPendingLoginsPerAddress = 4_096
         public init() {}
     }
 
@@ -37,6 +40,12 @@ public final class ChatServer {
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     private var nextConnection = 1
     private var isShuttingDown = false
+    /// Sessions not yet logged in, per peer host, and the host of each of them.
+    private var pendingByHost: [String: Int] = [:]
+    private var pendingHost: [ConnectionID: String] = [:]
+    /// Refusals at a cap since the last warning, and when that warning was logged.
+    private var capRefusals = 0
+    private var lastCapWarning: Instant?
 
     /// Starts listening at `configuration.address`.
     public init(loop: EventLoop, configuration: Configuration = .init(), directory: UserDirectory,
@@ -44,12 +53,15 @@ public final class ChatServer {
         self.loop = loop
         self.configuration = configuration
         self.trace = try trace ?? TraceLog()
-        engine = PresenceEngine(directory: directory, settings: settings)
+        engine = PresenceEngine(directory: directory, settings: settings, now: loop.clock.now)
         initialDirectory = directory
         initialSettings = settings
         web = try WebServer(loop: loop, address: configuration.address, configuration: configuration.web) {
             [unowned self] request, isUpgrade, peer in
             self.route(request, isUpgrade: isUpgrade, peer: peer)
+        }
+        web.onCapacityRefusal = { [unowned self] in
+            self.warnAtCap("at the connection cap (\(self.configuration.web.maxConnections)): new WebSocket upgrades get 503")
         }
     }
 
@@ -58,6 +70,15 @@ public final class ChatServer {
 
     /// Open WebSocket sessions.
     public var sessionCount: Int { sockets.count }
+
+    /// Every WebSocket session: the client's port and the text messages the server sent
+    /// and received on it.
+    public var sessionCounts: [SocketCount] {
+        sockets.values.map { socket in
+            SocketCount(port: socket.connection.remoteAddress?.port ?? 0, isOpen: true,
+                        sent: socket.textMessagesSent, received: socket.textMessagesReceived)
+        }.sorted { $0.port < $1.port }
+    }
 
     /// Connections in any stage, including HTTP requests in progress.
     public var openConnectionCount: Int { web.openConnections }
@@ -77,8 +98,9 @@ public final class ChatServer {
 
     private func route(_ request: HTTPRequest, isUpgrade: Bool, peer: SocketAddress?) -> WebServer.Routing {
         if request.path.hasPrefix("/control/") || request.path == "/control" {
-            guard configuration.controlFromAnywhere || peer?.isLoopback == true else {
-                return .respond(.json(status: 403, body: #"{"error":"the control API only answers loopback clients"}"#))
+            if let refusal = configuration.controlAccess.refusal(for: request, peer: peer,
+                                                                 listeningHost: configuration.address.host) {
+                return .respond(refusal)
             }
             return .respond(control(request))
         }
@@ -89,14 +111,23 @@ public final class ChatServer {
             return .respond(.json(status: 426, body: #"{"error":"/v1/ws only speaks WebSocket"}"#))
         }
         if faults.refuseConnections || isShuttingDown { return .drop }
-        return .upgrade { [unowned self] socket in self.attach(socket) }
+        let host = peer?.host ?? ""
+        guard pendingByHost[host, default: 0] < configuration.maxPendingLoginsPerAddress else {
+            warnAtCap("\(host) holds \(configuration.maxPendingLoginsPerAddress) sessions that have not logged in: its new upgrades get 503")
+            return .respond(.json(status: 503, body: #"{"error":"too many sessions from this address have not logged in yet"}"#))
+        }
+        return .upgrade { [unowned self] socket in
+            self.pendingByHost[host, default: 0] += 1
+            self.attach(socket, host: host)
+        }
     }
 
     // MARK: Sessions
 
-    private func attach(_ socket: WebSocket) {
+    private func attach(_ socket: WebSocket, host: String) {
         let id = ConnectionID(nextConnection)
         nextConnection += 1
+        pendingHost[id] = host
         sockets[id] = socket
         // Replies and events of one loop turn leave in one write per connection.
         socket.connection.coalescesWrites = true
@@ -136,6 +167,8 @@ public final class ChatServer {
         execute(engine.received(decoded, from: id, now: now))
         if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
             labels[id] = (uid, session.deviceId ?? "")
+            settlePending(id)
+            logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
         }
     }
 
@@ -158,8 +191,10 @@ public final class ChatServer {
     private func socketClosed(_ id: ConnectionID, _ info: WebSocket.CloseInfo) {
         let label = labels.removeValue(forKey: id)
         sockets[id] = nil
+        settlePending(id)
         loop.clock.cancel(heartbeats.removeValue(forKey: id))
         let note = info.abnormal ?? "closing handshake complete"
+        logger.debug("connection \(id) (\(label?.uid ?? "not logged in")) closed with \((info.received ?? info.sent).map(String.init) ?? "no code"): \(note)")
         trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                      text: "closed: \(note)", code: info.received ?? info.sent)
         execute(engine.closed(id, now: loop.clock.now))
@@ -207,6 +242,7 @@ public final class ChatServer {
                 let label = labels[id]
                 trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                              text: "server closes: \(reason)", code: code.rawValue)
+                logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
                 if isBlackholed(id) {
                     sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
                 } else {
@@ -216,10 +252,34 @@ public final class ChatServer {
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in
                     self.heartbeats[id] = nil
-                    self.execute(self.engine.heartbeatDue(id, now: self.loop.clock.now))
+                    let now = self.loop.clock.now
+                    // Input the kernel already holds arrived before this check: after a
+                    // stall of the loop it would otherwise be read only after the close.
+                    if let socket = self.sockets[id], !self.isBlackholed(id), socket.connection.unreadKernelBytes > 0 {
+                        self.engine.activity(id, now: now)
+                    }
+                    self.execute(self.engine.heartbeatDue(id, now: now))
                 }
             }
         }
+    }
+
+    /// The session logged in or ended: it no longer counts against its address.
+    private func settlePending(_ id: ConnectionID) {
+        guard let host = pendingHost.removeValue(forKey: id) else { return }
+        pendingByHost[host, default: 1] -= 1
+        if pendingByHost[host] == 0 { pendingByHost[host] = nil }
+    }
+
+    /// Logs a refusal at a cap at most once per 10 s of clock time, with how many
+    /// refusals the period saw.
+    private func warnAtCap(_ message: @autoclosure () -> String) {
+        capRefusals += 1
+        let now = loop.clock.now
+        if let last = lastCapWarning, now < last.advanced(by: 10_000) { return }
+        logger.warning("\(message()) (\(capRefusals) refused since the last warning)")
+        lastCapWarning = now
+        capRefusals = 0
     }
 
     private func isBlackholed(_ id: ConnectionID) -> Bool {

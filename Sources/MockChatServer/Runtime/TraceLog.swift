@@ -41,28 +41,47 @@ public final class TraceLog {
         }
     }
 
-    /// Entries kept in memory, oldest first; the oldest are dropped beyond `capacity`.
-    public var entries: [Entry] {
-        guard ring.count == capacity, head > 0 else { return ring }
-        return Array(ring[head...] + ring[..<head])
-    }
+    /// Entries kept in memory, oldest first; the oldest are dropped beyond `capacity`
+    /// entries or `byteLimit` bytes.
+    public var entries: ArraySlice<Entry> { kept[head...] }
 
     /// How many entries are kept in memory; 0 keeps none (a file, if given, still gets every line).
     public let capacity: Int
+    /// How many bytes of JSON lines are kept in memory at most.
+    public let byteLimit: Int
+    /// Whether `authKey` and `token` values are replaced by ``redacted`` before an entry
+    /// is kept or written.
+    public let redactsSecrets: Bool
     /// Whether entries are kept or written at all; callers may skip building costly
     /// arguments when not.
     public var isRecording: Bool { capacity > 0 || file != nil }
-    /// Kept entries in a ring: once full, `head` is the oldest.
-    private var ring: [Entry] = []
+    /// The bytes of JSON lines the kept entries take.
+    public private(set) var keptBytes = 0
+
+    /// Frames whose JSON is longer than this are kept as their length, first bytes and hash.
+    public static let longFrameBytes = 4096
+    /// What a redacted secret reads as.
+    public static let redacted = "<redacted>"
+
+    /// Kept entries are `kept[head...]`; dropped ones are compacted away in bulk.
+    private var kept: [Entry] = []
+    private var sizes: [Int] = []
     private var head = 0
     private var nextSequence = 1
     private var file: UnsafeMutablePointer<FILE>?
 
-    /// Keeps up to `capacity` entries in memory and, with `path`, appends every line to a file.
-    public init(capacity: Int = 200_000, path: String? = nil) throws(FixtureError) {
+    /// Keeps up to `capacity` entries and `byteLimit` bytes in memory and, with `path`,
+    /// appends every line to a file. Fails with the operating system's reason when the
+    /// file cannot be created.
+    public init(capacity: Int = 200_000, byteLimit: Int = 64 << 20, path: String? = nil,
+                redactsSecrets: Bool = true) throws(FixtureError) {
         self.capacity = max(0, capacity)
+        self.byteLimit = max(0, byteLimit)
+        self.redactsSecrets = redactsSecrets
         if let path {
-            guard let handle = fopen(path, "w") else { throw FixtureError("cannot open trace file \(path)") }
+            guard let handle = fopen(path, "w") else {
+                throw FixtureError("cannot write the trace file '\(path)': \(String(cString: strerror(errno)))")
+            }
             file = handle
         }
     }
@@ -71,39 +90,93 @@ public final class TraceLog {
         if let file { fclose(file) }
     }
 
+    /// The sequence number of the newest entry (0 before the first).
+    public var lastSequence: Int { nextSequence - 1 }
+
     /// Appends an entry. Sequence numbers advance even when nothing is kept.
     public func record(_ kind: Kind, time: Instant, connection: ConnectionID? = nil, uid: String? = nil,
                        deviceId: String? = nil, frame: JSONValue? = nil, text: String? = nil, code: UInt16? = nil) {
         let sequence = nextSequence
         nextSequence += 1
         guard isRecording else { return }
-        let entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
-                          deviceId: deviceId, frame: frame, text: text.map { String($0.prefix(1024)) }, code: code)
-        if ring.count < capacity {
-            ring.append(entry)
-        } else if capacity > 0 {
-            ring[head] = entry
-            head = (head + 1) % capacity
+        var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
+                          deviceId: deviceId, frame: frame.map(redact), text: text.map { String($0.prefix(1024)) },
+                          code: code)
+        var line: [UInt8] = []
+        entry.json.serialize(into: &line)
+        if entry.frame != nil, line.count > Self.longFrameBytes + 512 {
+            entry.frame = Self.summary(of: entry.frame!)
+            line.removeAll(keepingCapacity: true)
+            entry.json.serialize(into: &line)
+        }
+        line.append(10)
+        if capacity > 0, byteLimit > 0 {
+            kept.append(entry)
+            sizes.append(line.count)
+            keptBytes += line.count
+            while kept.count - head > capacity || keptBytes > byteLimit {
+                keptBytes -= sizes[head]
+                head += 1
+            }
+            if head > 1024, head * 2 > kept.count {
+                kept.removeFirst(head)
+                sizes.removeFirst(head)
+                head = 0
+            }
         }
         if let file {
-            var line: [UInt8] = []
-            entry.json.serialize(into: &line)
-            line.append(10)
             fwrite(line, 1, line.count, file)
             fflush(file)
         }
     }
 
-    /// Entries with a sequence number above `sequence`.
-    public func entries(after sequence: Int) -> ArraySlice<Entry> {
-        guard let newest = ring.isEmpty ? nil : ring[(head + ring.count - 1) % ring.count].sequence,
-              sequence < newest else { return [] }
-        // Kept sequence numbers are consecutive, so the newest `wanted` entries are the answer.
-        let wanted = min(ring.count, newest - max(sequence, 0))
-        var result: [Entry] = []
-        result.reserveCapacity(wanted)
-        for offset in (ring.count - wanted)..<ring.count { result.append(ring[(head + offset) % ring.count]) }
-        return result[...]
+    /// Forgets every kept entry and gives their memory back; sequence numbers go on.
+    public func clear() {
+        kept = []
+        sizes = []
+        head = 0
+        keptBytes = 0
+    }
+
+    /// Entries with a sequence number above `sequence`, at most `limit` of them.
+    public func entries(after sequence: Int, limit: Int = .max) -> ArraySlice<Entry> {
+        guard let oldest = kept[head...].first?.sequence else { return [] }
+        // Kept sequence numbers are consecutive.
+        let count = kept.count - head
+        let skipped = sequence < oldest ? 0 : min(count, sequence - oldest + 1)
+        let start = head + skipped
+        return kept[start..<(start + min(count - skipped, max(0, limit)))]
+    }
+
+    /// `frame` with the values of `authKey` and `token` replaced, at the top level and
+    /// one level down, when ``redactsSecrets``.
+    private func redact(_ frame: JSONValue) -> JSONValue {
+        guard redactsSecrets, case .object(var object) = frame else { return frame }
+        var changed = false
+        for (key, value) in object {
+            if key == "authKey" || key == "token", value.stringValue != nil {
+                object[key] = .string(Self.redacted)
+                changed = true
+            } else if case .object = value, value["authKey"] != nil || value["token"] != nil {
+                object[key] = redact(value)
+                changed = true
+            }
+        }
+        return changed ? .object(object) : frame
+    }
+
+    /// A long frame as its length, its first bytes and a 64-bit FNV-1a hash of its JSON.
+    static func summary(of frame: JSONValue) -> JSONValue {
+        var bytes: [UInt8] = []
+        frame.serialize(into: &bytes)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return .object(JSONObject([
+            ("summarized", .bool(true)), ("bytes", .integer(Int64(bytes.count))),
+            ("prefix", .string(String(decoding: bytes.prefix(256), as: UTF8.self))),
+            ("fnv1a64", .string(String(repeating: "0", count: 16 - hex.count) + hex)),
+        ]))
     }
 
     /// Entries as JSON lines.

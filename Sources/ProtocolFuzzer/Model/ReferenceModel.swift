@@ -32,6 +32,8 @@ import ChatProtocol
 /// - Heartbeat: every inbound text frame is activity. A connection, logged in or
 ///   not, that has been silent for the timeout (30 s) is closed with 4002 at exactly
 ///   that moment.
+/// - Login deadline: a connection still not logged in 10 s after it opened is closed
+///   with 4010 at exactly that moment (before a heartbeat due at the same instant).
 /// - Faults: `drop` resets the matching logged-in connections (no close frame);
 ///   a `blackhole` swallows the text frames of matching logged-in connections, which
 ///   then count as silent, and nothing the server sends reaches them, close frames
@@ -52,6 +54,7 @@ public struct ReferenceModel: Sendable {
         public var clientKickControl = false
         public var mobileDevicesPerUser = 1
         public var heartbeatMilliseconds: Int64 = 30_000
+        public var loginTimeoutMilliseconds: Int64 = 10_000
         public var authKey = "mockchat-dev-key"
         public init(clientKickControl: Bool = false, mobileDevicesPerUser: Int = 1) {
             self.clientKickControl = clientKickControl
@@ -66,6 +69,8 @@ public struct ReferenceModel: Sendable {
         public var login: LoginSpec?
         /// Milliseconds since the start: the last inbound text frame, or the opening.
         public var lastActivity: Int64
+        /// Milliseconds since the start when the connection opened.
+        public var openedAt: Int64 = 0
         /// Order of successful logins: lower is older.
         var loginNumber = 0
 
@@ -128,7 +133,7 @@ public struct ReferenceModel: Sendable {
         switch action {
         case .connect(let name, let login):
             guard wires[name] == nil else { return false }
-            live.append(Connection(name: name, login: nil, lastActivity: now))
+            live.append(Connection(name: name, login: nil, lastActivity: now, openedAt: now))
             wires[name] = WireView()
             wireOrder.append(name)
             if let login { receiveLogin(login, on: name) }
@@ -248,12 +253,21 @@ public struct ReferenceModel: Sendable {
 
     /// Moves time to `target`, closing silent connections at their deadlines in order.
     private mutating func advance(to target: Int64) {
-        while let due = live.map({ $0.lastActivity + settings.heartbeatMilliseconds }).min(), due <= target {
+        while let due = live.map(deadline).min(), due <= target {
             now = due
+            let late = live.filter { !$0.isLoggedIn && $0.openedAt + settings.loginTimeoutMilliseconds == due }.map(\.name)
+            close(late, code: 4010, together: true)
             let silent = live.filter { $0.lastActivity + settings.heartbeatMilliseconds == due }.map(\.name)
             close(silent, code: 4002, together: true)
         }
         now = target
+    }
+
+    /// When the connection is closed unless something happens first.
+    private func deadline(_ connection: Connection) -> Int64 {
+        let heartbeat = connection.lastActivity + settings.heartbeatMilliseconds
+        guard !connection.isLoggedIn else { return heartbeat }
+        return min(heartbeat, connection.openedAt + settings.loginTimeoutMilliseconds)
     }
 
     /// Ends the listed connections. The server closes with `code`, or the stream just

@@ -1,0 +1,179 @@
+import ChatProtocol
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A driver spawned as `/bin/sh -c COMMAND`, one per scenario: JSON lines on its stdin
+/// and stdout; its stderr is kept for failure reports. It runs in its own process group
+/// so that `abandon()` ends the command and whatever it started.
+public final class StdioDriverChannel: DriverChannel {
+    public let command: String
+    public let inbox = DriverInbox()
+    public var hello: JSONValue?
+    private let pid: pid_t
+    private var stdinFD: Int32
+    private let stderrLines: StderrTail
+    /// Signalled once the process has exited and been reaped.
+    private let exited = DispatchSemaphore(value: 0)
+    /// Signalled once stderr has reached its end.
+    private let stderrEnded = DispatchSemaphore(value: 0)
+
+    private static let spawnLock = NSLock()
+
+    /// Lines of stderr kept for reports.
+    static let stderrLineCount = 20
+
+    public init(command: String) throws(ScenarioError) {
+        self.command = command
+        // A driver may die while a request is on its way: the write must fail with EPIPE
+        // (reported with the driver's exit status) rather than end the harness.
+        signal(SIGPIPE, SIG_IGN)
+        // Spawns are serialised so that no child inherits another driver's pipe ends
+        // between `pipe` and `FD_CLOEXEC`.
+        Self.spawnLock.lock()
+        defer { Self.spawnLock.unlock() }
+        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
+        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
+            throw ScenarioError("cannot create pipes for driver '\(command)': \(String(cString: strerror(errno)))")
+        }
+        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        defer { arguments.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, "/bin/sh", &actions, &attributes, arguments, environ)
+        close(input[0])
+        close(output[1])
+        close(errors[1])
+        guard status == 0 else {
+            close(input[1])
+            close(output[0])
+            close(errors[0])
+            throw ScenarioError("cannot start driver '\(command)': \(String(cString: strerror(status)))")
+        }
+        pid = child
+        stdinFD = input[1]
+        stderrLines = StderrTail(limit: Self.stderrLineCount)
+        let inbox = inbox, stdoutFD = output[0], stderrFD = errors[0], tail = stderrLines, spawned = child
+        let exited = exited, stderrEnded = stderrEnded
+        Thread.detachNewThread {
+            Self.readLines(stdoutFD) { inbox.push(.message($0)) }
+            close(stdoutFD)
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            exited.signal()
+            inbox.push(.closed(Self.describe(exitStatus: status)))
+        }
+        Thread.detachNewThread {
+            Self.readLines(stderrFD) { tail.append(String(decoding: $0, as: UTF8.self)) }
+            close(stderrFD)
+            stderrEnded.signal()
+        }
+    }
+
+    public var label: String { "'\(command)'" }
+
+    public var helloTimeout: Double? { nil }
+
+    public var outlivesScenarios: Bool { false }
+
+    /// Asked for when the driver failed, after it was killed or exited: its last words may
+    /// still be on their way through the pipe, so this waits up to a second for the end
+    /// of stderr.
+    public var stderrTail: [String] {
+        if stderrEnded.wait(timeout: .now() + 1) == .success { stderrEnded.signal() }
+        return stderrLines.lines
+    }
+
+    public func send(_ message: JSONValue) -> Bool {
+        guard stdinFD >= 0 else { return false }
+        var bytes: [UInt8] = []
+        message.serialize(into: &bytes)
+        bytes.append(10)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(stdinFD, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Closes the driver's stdin; a driver still running 2 s later is killed.
+    public func finish() {
+        guard stdinFD >= 0 else { return }
+        close(stdinFD)
+        stdinFD = -1
+        let exited = exited, group = pid
+        Thread.detachNewThread {
+            if exited.wait(timeout: .now() + 2) == .timedOut { kill(-group, SIGKILL) }
+        }
+    }
+
+    public func abandon() {
+        if stdinFD >= 0 {
+            close(stdinFD)
+            stdinFD = -1
+        }
+        kill(-pid, SIGKILL)
+    }
+
+    /// Reads `fd` to its end, passing each line (without its newline); a last line
+    /// without a newline is passed too.
+    private static func readLines(_ fd: Int32, _ line: ([UInt8]) -> Void) {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending.append(contentsOf: buffer[..<count])
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 10) {
+                line(Array(pending[start..<newline]))
+                start = newline + 1
+            }
+            pending.removeFirst(start)
+        }
+        if !pending.isEmpty { line(pending) }
+    }
+
+    private static func describe(exitStatus status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
+        return signal == SIGKILL ? "was killed" : "was killed by signal \(signal)"
+    }
+}
+
+/// The last lines a driver wrote to stderr; filled by a reader thread.
+final class StderrTail: Sendable {
+    private let state = Mutex<[String]>([])
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ line: String) {
+        state.withLock { lines in
+            lines.append(String(line.prefix(300)))
+            if lines.count > limit { lines.removeFirst(lines.count - limit) }
+        }
+    }
+
+    var lines: [String] { state.withLock { $0 } }
+}

@@ -1,0 +1,105 @@
+import Dispatch
+import EventLoop
+
+/// The one timeline of a scenario (docs/DRIVER.md, "One timeline"): the harness moves
+/// the server's clock, its own loop's and the driver's, in a fixed order, and goes on
+/// when everything in flight between them has arrived.
+final class Timeline {
+    let loop: EventLoop
+    let server: ServerUnderTest
+    /// The driver serving the scenario's clients, if any.
+    let driver: DriverLink?
+    /// Real time instead of virtual (`--wall-clock`).
+    let wallClock: Bool
+    /// Wall-clock seconds a settle may take.
+    let settleTimeout: Double
+
+    init(loop: EventLoop, server: ServerUnderTest, driver: DriverLink?, wallClock: Bool, settleTimeout: Double) {
+        self.loop = loop
+        self.server = server
+        self.driver = driver
+        self.wallClock = wallClock
+        self.settleTimeout = settleTimeout
+    }
+
+    /// Returns once every message sent by a client has reached the server and every
+    /// message the server sent has reached its client, with nothing left to run.
+    ///
+    /// When server and clients share the loop, the loop's own ledger knows this. Across
+    /// processes it is an exchange: the clients' counts (the harness's loop, the driver's
+    /// `settle`) are compared with the server's (`POST /control/settle`) until they agree.
+    func settle() throws(ScenarioError) {
+        if server.isInProcess && driver == nil {
+            loop.settle()
+            return
+        }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(settleTimeout * 1e9)
+        var previous: [SocketCount]?
+        while true {
+            loop.settle()
+            var clients = loop.clientSockets.counts
+            var exact = true
+            if let driver {
+                try driver.request("settle", doing: "settle")
+                clients += driver.sockets
+                exact = driver.capabilities.sockets
+            }
+            let serverSide = try server.sessionCounts()
+            // A driver that cannot count its sockets settles when the server's counts
+            // stay the same for 20 ms.
+            if exact ? Self.balanced(clients, serverSide) : serverSide == previous { return }
+            previous = serverSide
+            guard DispatchTime.now().uptimeNanoseconds < deadline else {
+                throw ScenarioError("the clients and the server did not settle within \(settleTimeout) s\n"
+                    + "  clients: \(clients)\n  server:  \(serverSide)")
+            }
+            loop.run(timeout: exact ? 0.001 : 0.02) { false }
+        }
+    }
+
+    /// Whether each client socket is open and agrees with the server's side of it.
+    static func balanced(_ clients: [SocketCount], _ server: [SocketCount]) -> Bool {
+        guard clients.count == server.count, clients.allSatisfy(\.isOpen) else { return false }
+        var byPort: [Int: SocketCount] = [:]
+        for session in server { byPort[session.port] = session }
+        return clients.allSatisfy { client in
+            byPort[client.port].map { $0.received == client.sent && $0.sent == client.received } ?? false
+        }
+    }
+
+    /// `advance: N`: in virtual mode, from deadline to deadline up to the target, each
+    /// time driver clocks first (without firing), then the server and the harness's loop,
+    /// then the driver's timers, settling in between. In wall-clock mode, real time.
+    func advance(milliseconds: Int64) throws(ScenarioError) {
+        if wallClock {
+            loop.run(timeout: Double(milliseconds) / 1000) { false }
+            try settle()
+            return
+        }
+        let target = loop.clock.now.advanced(by: milliseconds)
+        try settle()
+        while true {
+            let next = [target, server.nextDeadline, driver?.nextDeadline].compactMap { $0 }.min()!
+            if let driver, driver.now < next {
+                try driver.request("advance", [("to", .integer(next.milliseconds)), ("fire", false)],
+                                   doing: "advance to \(seconds(next)) without firing")
+            }
+            try server.moveClock(to: next, settle: settle)
+            try settle()
+            if let driver, let due = driver.nextDeadline, due <= next {
+                try driver.request("advance", [("to", .integer(next.milliseconds))], doing: "advance to \(seconds(next))")
+                try settle()
+            }
+            if next >= target { return }
+        }
+    }
+
+    private var origin: Instant?
+
+    /// Marks scenario time 0, for messages.
+    func start() { origin = loop.clock.now }
+
+    private func seconds(_ instant: Instant) -> String {
+        "t = \(Double(instant.milliseconds - (origin ?? instant).milliseconds) / 1000) s"
+    }
+}

@@ -1,0 +1,41 @@
+/// What one client WebSocket has exchanged, as compared with the server's view of the
+/// same connection when two processes settle together (docs/DRIVER.md, "Settling").
+public struct SocketCount: Sendable, Equatable, CustomStringConvertible {
+    /// The client's local TCP port (0 while the socket is still opening).
+    public var port: Int
+    /// False while the TCP connect or the upgrade is under way.
+    public var isOpen: Bool
+    /// Text messages sent.
+    public var sent: Int
+    /// Text messages received.
+    public var received: Int
+
+    public init(port: Int, isOpen: Bool, sent: Int, received: Int) {
+        self.port = port
+        self.isOpen = isOpen
+        self.sent = sent
+        self.received = received
+    }
+
+    public var description: String { isOpen ? "\(port): sent \(sent), received \(received)" : "\(port): opening" }
+}
+
+/// The client WebSockets of one loop, from the first connect until the TCP stream is
+/// closed, whoever owns them (a socket the SDK gave up on still counts until closed).
+public final class ClientSockets {
+    /// Connects and upgrades under way.
+    public internal(set) var opening = 0
+    private var open: [ObjectIdentifier: WebSocket] = [:]
+
+    func add(_ socket: WebSocket) { open[ObjectIdentifier(socket)] = socket }
+    func remove(_ socket: WebSocket) { open[ObjectIdentifier(socket)] = nil }
+
+    /// Every socket, opening ones first, then open ones by port.
+    public var counts: [SocketCount] {
+        let opening = Array(repeating: SocketCount(port: 0, isOpen: false, sent: 0, received: 0), count: opening)
+        return opening + open.values.map { socket in
+            SocketCount(port: socket.connection.localAddress?.port ?? 0, isOpen: true,
+                        sent: socket.textMessagesSent, received: socket.textMessagesReceived)
+        }.sorted { $0.port < $1.port }
+    }
+}

@@ -1,0 +1,196 @@
+import ChatProtocol
+@testable import ConformanceHarness
+import EventLoop
+import Foundation
+import Testing
+
+/// Drivers as real child processes and over a real WebSocket (docs/DRIVER.md).
+@Suite struct DriverTests {
+    static let badDriver = Package.path("Tests/ConformanceHarnessTests/Fixtures/drivers/bad-driver.py")
+
+    /// Runs the init scenario and the wire-only one through `python3 bad-driver.py MODE`.
+    static func run(mode: String, timeout: Double = 10) throws -> [ScenarioResult] {
+        var options = CatalogueRunner.Options()
+        options.jobs = 1
+        options.driver = .command("python3 \(badDriver) \(mode)")
+        options.driverTimeout = timeout
+        let scenarios = try ["driver-init.yaml", "driver-wire-only.yaml"].map {
+            try Package.load("Tests/ConformanceHarnessTests/Fixtures/\($0)")
+        }
+        return CatalogueRunner(options: options).run(scenarios)
+    }
+
+    @Test func wellBehavedDriverPasses() throws {
+        let results = try Self.run(mode: "none")
+        #expect(results.map(\.verdict) == [.passed, .passed], "\(results.map { $0.message ?? "" })")
+    }
+
+    @Test func crashingDriverFailsItsScenarioNamingDriverCommandAndStderr() throws {
+        let results = try Self.run(mode: "crash")
+        #expect(results.count == 2)
+        #expect(results[0].verdict == .failed)
+        let message = try #require(results[0].message)
+        #expect(message.contains("bad-driver.py crash'"))
+        #expect(message.contains("exited with status 1 during init (client a)"))
+        #expect(message.contains("step 2"))
+        #expect(message.contains("RuntimeError: boom: the SDK crashed in init"))
+        #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
+    }
+
+    @Test func hangingDriverIsKilledAtItsDeadline() throws {
+        let started = Date()
+        let results = try Self.run(mode: "hang", timeout: 1)
+        #expect(results[0].verdict == .failed)
+        let message = try #require(results[0].message)
+        #expect(message.contains("did not answer within 1 s during init (client a)"))
+        #expect(message.contains("bad-driver: init received, mode hang"))
+        #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
+        #expect(Date().timeIntervalSince(started) < 30, "the hanging driver was not killed")
+    }
+
+    @Test func driverWritingJunkFailsItsScenario() throws {
+        let results = try Self.run(mode: "junk")
+        #expect(results[0].verdict == .failed)
+        let message = try #require(results[0].message)
+        #expect(message.contains("wrote malformed JSON: \"this is not JSON\" during init (client a)"))
+        #expect(message.contains("mode junk"))
+        #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
+    }
+
+    @Test func commandRefusedAsUnsupportedSkipsTheScenario() throws {
+        let results = try Self.run(mode: "unsupported")
+        #expect(results[0].verdict == .skipped)
+        #expect(results[0].message == "bad-driver 0 does not support init (client a): this SDK has no manual mode (step 2)")
+        #expect(results[1].verdict == .passed)
+    }
+
+    @Test func resultEventArrivingWithItsPendingReplyIsKept() throws {
+        var options = CatalogueRunner.Options()
+        options.driver = .command("python3 \(Self.badDriver) pending")
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-pending.yaml")
+        let result = CatalogueRunner(options: options).run([scenario])[0]
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+    }
+
+    @Test func commandThatCannotStartFailsEveryScenarioClearly() throws {
+        var options = CatalogueRunner.Options()
+        options.driver = .command("exec /nonexistent/driver")
+        options.driverTimeout = 5
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-init.yaml")
+        let result = CatalogueRunner(options: options).run([scenario])[0]
+        #expect(result.verdict == .failed)
+        #expect(result.message?.contains("driver 'exec /nonexistent/driver' exited with status 127 during hello") == true,
+                "\(result.message ?? "")")
+        #expect(result.message?.contains("/nonexistent/driver") == true)
+    }
+
+    @Test func unsupportedStepIsSkippedWithItsReason() throws {
+        var options = CatalogueRunner.Options()
+        options.driver = .command("python3 \(Self.badDriver) none")
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-needs-ping.yaml")
+        let result = CatalogueRunner(options: options).run([scenario])[0]
+        #expect(result.verdict == .skipped)
+        #expect(result.message == "bad-driver 0: the driver does not support 'ping' (step 3)")
+    }
+
+    @Test func referenceDriverAnswersUnknownCommandsWithADefinedError() throws {
+        let inbox = DriverInbox()
+        let messages: [JSONValue] = [
+            ["type": "teleport", "id": 1],
+            ["type": "command", "id": 2, "client": "a", "command": "teleport", "args": [:]],
+            ["type": "command", "id": 3, "client": "a", "command": "create", "args": ["profile": "cometchat-ios"]],
+            ["type": "command", "id": 4, "client": "a", "command": "teleport", "args": [:]],
+            ["type": "command", "id": 5, "client": "a", "command": "getUser", "args": [:]],
+        ]
+        for message in messages { inbox.push(.message(Array(message.serialized().utf8))) }
+        inbox.push(.closed("done"))
+        let written = Written()
+        let driver = try ReferenceDriver(inbox: inbox, profilesFolder: Package.path("Fixtures/profiles")) { written.add($0) }
+        driver.serve()
+        let replies = written.all.filter { $0["type"]?.stringValue == "reply" }
+        #expect(written.all.first?["type"]?.stringValue == "hello")
+        #expect(replies.map { $0["error"]?["code"]?.stringValue } ==
+                ["unknown-command", "unknown-client", nil, "unknown-command", "bad-arguments"])
+    }
+
+    /// The whole catalogue through the reference driver over the WebSocket transport
+    /// gives the same verdict as the in-process run, scenario by scenario.
+    @Test func catalogueThroughDriverGivesTheInProcessVerdicts() throws {
+        // With a scenario whose expectation is wrong: assertions answered from what the
+        // driver reported must fail too.
+        let catalogue = try ScenarioLoader.loadAll(paths: [Package.path("Fixtures/scenarios")])
+            + [Package.load("Tests/ConformanceHarnessTests/Fixtures/wrong-expectation.yaml")]
+        var local = CatalogueRunner.Options()
+        local.expectedFailures = []
+        let listener = try DriverListener(address: SocketAddress(host: "127.0.0.1", port: 0))
+        let address = listener.address
+        let profiles = Package.path("Fixtures/profiles")
+        Thread.detachNewThread {
+            guard let (bridge, _) = try? WebSocketBridge.start({ loop, bridge throws(ScenarioError) in
+                WebSocketClient.connect(on: loop, to: address, path: "/", seed: 3) { result in
+                    if case .success(let socket) = result { bridge.adopt(socket) } else { bridge.failed("no harness") }
+                }
+            }), bridge.waitForFirstConnection(timeout: 10),
+                let driver = try? ReferenceDriver(inbox: bridge.inbox, profilesFolder: profiles, output: { message in
+                    bridge.send(Array(message.serialized().utf8))
+                }) else { return }
+            driver.serve()
+        }
+        var remote = CatalogueRunner.Options()
+        remote.driver = .listener(listener)
+        let runner = { (options: CatalogueRunner.Options) in
+            var runner = ScenarioRunner(options: options)
+            runner.profilesFolder = profiles
+            return catalogue.map { runner.run($0) }
+        }
+        let inProcess = runner(local)
+        let driven = runner(remote)
+        #expect(inProcess.count == driven.count)
+        for (a, b) in zip(inProcess, driven) {
+            #expect(a.verdict == b.verdict, "\(a.id): in-process \(a.verdict), through the driver \(b.verdict): \(b.message ?? "")")
+        }
+        #expect(driven.filter { $0.verdict == .passed }.count >= 100)
+        let wrong = try #require(driven.last)
+        #expect(wrong.verdict == .failed)
+        #expect(wrong.message?.contains("actual:   \"connected\"") == true, "\(wrong.message ?? "")")
+    }
+
+    /// Real time: `advance: 1s` waits a second, and `at: 1` holds within the tolerance.
+    @Test func wallClockRunWaitsRealTime() throws {
+        var options = CatalogueRunner.Options()
+        options.wallClock = true
+        var runner = ScenarioRunner(options: options)
+        runner.profilesFolder = Package.path("Fixtures/profiles")
+        let started = Date()
+        let result = runner.run(try Package.load("Fixtures/scenarios/connection/manual-connect-starts-events.yaml"))
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+        #expect(Date().timeIntervalSince(started) >= 1)
+    }
+
+    @Test func wallClockSkipsScenariosWaitingLongerThanMaxWait() throws {
+        var options = CatalogueRunner.Options()
+        options.wallClock = true
+        options.maxWait = 5
+        let result = ScenarioRunner(options: options).run(try Package.load("Fixtures/scenarios/background/manual-dropped-at-30s.yaml"))
+        #expect(result.verdict == .skipped)
+        #expect(result.message == "needs 630.0 s of real time in wall-clock mode (more than --max-wait)")
+    }
+
+    @Test func balancedNeedsEverySocketOpenAndBothCountsEqual() {
+        let open = SocketCount(port: 5000, isOpen: true, sent: 2, received: 3)
+        let server = SocketCount(port: 5000, isOpen: true, sent: 3, received: 2)
+        #expect(Timeline.balanced([open], [server]))
+        #expect(!Timeline.balanced([open], [SocketCount(port: 5000, isOpen: true, sent: 2, received: 2)]))
+        #expect(!Timeline.balanced([open], []))
+        #expect(!Timeline.balanced([], [server]))
+        #expect(!Timeline.balanced([open, SocketCount(port: 0, isOpen: false, sent: 0, received: 0)], [server]))
+    }
+}
+
+/// Messages a driver wrote, collected across threads.
+final class Written: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [JSONValue] = []
+    func add(_ message: JSONValue) { lock.withLock { messages.append(message) } }
+    var all: [JSONValue] { lock.withLock { messages } }
+}

@@ -1,0 +1,65 @@
+import EventLoop
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `mockchat serve` refuses bad flags and paths with a message instead of crashing or
+/// listening somewhere else.
+@Suite("serve command line")
+struct ServeCommandTests {
+    /// Runs the built `mockchat` with `arguments` until it exits; returns its status and stderr.
+    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Robustness.Faults.mockchatBinary,
+                                                                  "the mockchat executable is not built"))
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func aPortOutOfRangeIsRefused() throws {
+        let (status, stderr) = try run(["serve", "--port", "99999"])
+        #expect(status != 0)
+        #expect(stderr.contains("--port must be from 0 to 65535, not 99999"))
+    }
+
+    @Test func anUnknownLogLevelListsTheValidOnes() throws {
+        let (status, stderr) = try run(["serve", "--log-level", "verbose"])
+        #expect(status != 0)
+        #expect(stderr.contains("'verbose' is invalid for '--log-level"))
+        #expect(stderr.contains("debug") && stderr.contains("critical"))
+    }
+
+    @Test(arguments: [("/nonexistent-folder/trace.jsonl", "No such file or directory"), ("/", "Is a directory")])
+    func anUnwritableTracePathExits2WithTheReason(path: String, reason: String) throws {
+        let (status, stderr) = try run(["serve", "--port", "0", "--trace", path])
+        #expect(status == 2)
+        #expect(stderr.contains("cannot write the trace file '\(path)': \(reason)"))
+    }
+
+    @Test func controlFromAnywhereNeedsAToken() throws {
+        let (status, stderr) = try run(["serve", "--port", "0", "--control-from-anywhere"])
+        #expect(status != 0)
+        #expect(stderr.contains("--control-from-anywhere needs --control-token"))
+    }
+
+    /// A signal that arrives while blocked, before the watcher exists, reaches the watcher.
+    @Test func aSignalPendingBeforeTheWatcherIsHandledByIt() throws {
+        let loop = try EventLoop()
+        defer { loop.shutdown() }
+        SignalWatcher.block([SIGUSR2])
+        raise(SIGUSR2)
+        var received: Int32 = 0
+        let watcher = SignalWatcher(loop: loop, signals: [SIGUSR2]) { received = $0 }
+        #expect(loop.run(timeout: 5) { received != 0 })
+        #expect(received == SIGUSR2)
+        watcher.close()
+    }
+}

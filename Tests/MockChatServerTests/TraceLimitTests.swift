@@ -1,0 +1,84 @@
+import ChatProtocol
+import EventLoop
+import MockChatServer
+import Testing
+
+/// The trace's memory is bounded in bytes, long frames are summarised, a reset gives
+/// the memory back, and the control API serves it in pages.
+@Suite("Trace limits")
+struct TraceLimitTests {
+    @Test func keptBytesStayUnderTheLimit() throws {
+        let trace = try TraceLog(capacity: 1_000_000, byteLimit: 20_000)
+        for index in 0..<5_000 {
+            trace.record(.in, time: Instant(milliseconds: Int64(index)), frame: ["id": .integer(Int64(index)), "op": "ping"])
+        }
+        #expect(trace.keptBytes <= 20_000)
+        #expect(trace.keptBytes > 15_000)
+        #expect(trace.entries.last?.sequence == 5_000)
+        // Kept entries are the newest, consecutive.
+        let kept = trace.entries.map(\.sequence)
+        #expect(kept == Array((5_001 - kept.count)...5_000))
+    }
+
+    @Test func aLongFrameIsKeptAsLengthPrefixAndHash() throws {
+        let trace = try TraceLog()
+        let id = String(repeating: "x", count: 65_000)
+        trace.record(.in, time: Instant(milliseconds: 0), frame: ["id": .string(id), "op": "ping"])
+        trace.record(.in, time: Instant(milliseconds: 0), frame: ["id": .string(id), "op": "ping"])
+        let frame = try #require(trace.entries.first?.frame)
+        #expect(frame["summarized"] == true)
+        #expect(frame["bytes"]?.intValue == 65_021)
+        #expect(frame["prefix"]?.stringValue?.hasPrefix(#"{"id":"xxx"#) == true)
+        #expect(frame["fnv1a64"]?.stringValue?.count == 16)
+        #expect(trace.entries.last?.frame == frame, "the same frame gives the same summary")
+        #expect(trace.keptBytes < 1_500)
+    }
+
+    @Test func clearGivesBackEverythingAndNumberingGoesOn() throws {
+        let trace = try TraceLog()
+        for index in 0..<100 { trace.record(.control, time: Instant(milliseconds: Int64(index)), text: "e") }
+        trace.clear()
+        #expect(trace.entries.isEmpty)
+        #expect(trace.keptBytes == 0)
+        trace.record(.control, time: Instant(milliseconds: 0), text: "after")
+        #expect(trace.entries.map(\.sequence) == [101])
+        #expect(trace.entries(after: 0, limit: 5).map(\.sequence) == [101])
+        #expect(trace.entries(after: .max).isEmpty)
+    }
+
+    @Test func theControlAPIServesTheTraceInPagesAndResetEmptiesIt() throws {
+        let f = try ServerFixture()
+        let alice = try f.connect()
+        _ = alice.login(uid: "alice", device: "a", platform: .desktop, presence: .none)
+        for _ in 0..<30 { _ = alice.request("ping") }
+        let total = f.server.trace.lastSequence
+        var seen: [Int64] = []
+        var since = 0
+        while true {
+            let page = try f.control("GET", "/control/trace?since=\(since)&limit=7")
+            #expect(page.status == 200)
+            let sequences = page.text.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["seq"]?.intValue }
+            #expect(sequences.count <= 7)
+            seen += sequences
+            guard sequences.count == 7 else { break }
+            #expect(page.header("X-Trace-Last-Seq") == [String(sequences.last!)])
+            since = Int(sequences.last!)
+        }
+        #expect(seen == Array(1...Int64(total)))
+        #expect(try f.control("GET", "/control/trace?limit=100001").status == 400)
+        #expect(try f.control("GET", "/control/trace?since=-3").status == 400)
+        #expect(try f.control("POST", "/control/reset").status == 200)
+        #expect(f.server.trace.entries.first?.text == "reset")
+        #expect(f.server.trace.entries.count <= 2, "the reset and alice's close")
+    }
+
+    @Test func anUnwritableTracePathIsAnErrorWithTheReason() {
+        #expect(throws: FixtureError.self) { try TraceLog(path: "/nonexistent-folder/trace.jsonl") }
+        do {
+            _ = try TraceLog(path: "/")
+            Issue.record("a folder was accepted as the trace file")
+        } catch {
+            #expect(error.description.contains("Is a directory"))
+        }
+    }
+}
