@@ -2,8 +2,9 @@
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 
-.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios fixtures \
-	fuzz-targets fuzz-run fuzz-smoke test-asan test-tsan bench-smoke bench-compare
+.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
+	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
+	bench-compare cli-smoke html-report-check
 
 bootstrap:
 	@scripts/bootstrap
@@ -27,12 +28,34 @@ protocol-smoke: build
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
+## `mockchat test` as a user meets it: broken files, typos, filters, --json -, --check, export.
+cli-smoke: build
+	MOCKCHAT=$(MOCKCHAT) scripts/cli-smoke
+
+## Render an HTML report in headless Chromium and check the screenshot (not in `make test`:
+## installs Debian's chromium when missing). Writes .build/html-report/report.png.
+html-report-check: build
+	MOCKCHAT=$(MOCKCHAT) scripts/html-report-check
+
+## Unit tests of the Python SDK's logic (Drivers/python; installs websockets/pytest if missing).
+python-sdk-tests:
+	scripts/python-sdk-env
+	python3 -m pytest -q Drivers/python/tests
+
+## The catalogue through the Python SDK's driver, in virtual time (docs/TESTING-YOUR-SDK.md).
+python-sdk-scenarios: build
+	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-catalogue --json .build/python-sdk-catalogue.json
+
+## Each seeded bug of the Python SDK against the catalogue: the table of docs/DRIVER.md.
+python-sdk-mutations: build
+	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-mutations
+
 ## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
 driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke fuzz-smoke bench-smoke driver-scenarios scenarios
+test: unit-tests protocol-smoke fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
@@ -65,3 +88,13 @@ bench-compare: bootstrap
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs.
 fuzz-smoke: build
 	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out
+
+## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the reference model through
+## `mockchat driver` finds no difference; the Python SDK with one seeded bug, checked
+## against the same SDK without it, has the bug found, shrunk and replayed.
+SDK_DRIVER ?= $(MOCKCHAT) driver
+SDK_BUGGY_DRIVER ?= MOCKCHAT_SDK_BUG=ping-in-auto python3 Drivers/python/driver/mockchat_driver.py
+SDK_BASELINE ?= python3 Drivers/python/driver/mockchat_driver.py
+sdk-fuzz-smoke: build
+	MOCKCHAT=$(MOCKCHAT) SDK_DRIVER="$(SDK_DRIVER)" SDK_BUGGY_DRIVER="$(SDK_BUGGY_DRIVER)" \
+		SDK_BASELINE="$(SDK_BASELINE)" scripts/sdk-fuzz-smoke

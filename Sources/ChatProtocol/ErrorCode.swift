@@ -47,8 +47,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
     /// The default human description sent as `errorDescription`.
     public var defaultDescription: String {
         switch self {
-        case .alreadyConnected: "The WebSocket is already connected"
-        case .pingNotAvailable: "ping() is only available when the app manages the connection itself"
+        // The two texts 000 gives as errorDescription examples (connect() and ping() sections).
+        case .alreadyConnected: "Web sockets connect called while web sockets are already connected"
+        case .pingNotAvailable: "Ping function is not available when auto establish web socket is on"
         case .notLoggedIn: "No user is logged in"
         case .webSocketError: "The WebSocket connection failed"
         case .noInternet: "There is no network connection"

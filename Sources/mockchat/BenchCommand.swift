@@ -18,7 +18,7 @@ struct BenchCommand: ParsableCommand {
 
 /// Options every bench mode takes.
 struct BenchCommonOptions: ParsableArguments {
-    @Option(help: "The server, HOST:PORT on loopback.")
+    @Option(help: "The server on loopback: ws://HOST:PORT[/v1/ws] or HOST:PORT.")
     var server = "127.0.0.1:8080"
 
     @Option(help: "The server's process id, for its CPU time and memory.")
@@ -37,11 +37,9 @@ struct BenchCommonOptions: ParsableArguments {
     var noProgress = false
 
     func target() throws -> BenchTarget {
-        guard let colon = server.lastIndex(of: ":"), let port = Int(server[server.index(after: colon)...]) else {
-            throw ValidationError("--server must be HOST:PORT")
+        guard let address = SocketAddress(server: server) else {
+            throw ValidationError("--server takes ws://HOST:PORT[/v1/ws] or HOST:PORT, got '\(server)'")
         }
-        let host = String(server[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let address = SocketAddress(host: host == "localhost" ? "127.0.0.1" : host, port: port)
         guard address.isLoopback else { throw ValidationError("the load generator only targets loopback addresses") }
         var target = BenchTarget(address: address)
         target.serverPID = serverPid

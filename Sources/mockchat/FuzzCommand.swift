@@ -18,6 +18,14 @@ struct FuzzCommand: ParsableCommand {
             sometimes delivered one byte at a time. Each must get its documented answer,
             and a control client must stay served.
 
+            sdk (--sdk COMMAND or --sdk-listen HOST:PORT): random histories of an app and
+            its environment, run through the SDK's driver (docs/DRIVER.md) and through the
+            built-in reference model against fresh servers, and compared: connection
+            events, call results and error codes, socket attempts with their times,
+            presence events (docs/FUZZING.md). A difference, or a driver that crashes,
+            hangs or writes junk, is shrunk and written to --out as a scenario that
+            `mockchat test FILE --sdk COMMAND` replays.
+
             The same seed and --jobs give the same run. A progress line goes to stderr; the
             summary ends with the seed. Exit status 1 on any divergence or crash (a server
             that stops answering its control client). The server runs in this process, so
@@ -46,14 +54,48 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Folder for shrunk scenarios.")
     var out: String = "fuzz-out"
 
-    @Option(help: "Actions per model history (a fresh server each).")
-    var historyLength: Int = 200
+    @Option(help: "Actions per history (a fresh server each; default 200 for model, 40 with --sdk).")
+    var historyLength: Int?
+
+    @Option(help: ArgumentHelp("Fuzz the SDK behind this driver command, one process per history (docs/FUZZING.md).",
+                               valueName: "command"))
+    var sdk: String?
+
+    @Option(help: ArgumentHelp("Fuzz the SDK whose driver dials in over WebSocket at HOST:PORT.", valueName: "host:port"))
+    var sdkListen: String?
+
+    @Option(help: "With --sdk: seconds a driver has to answer each request (default 10).")
+    var driverTimeout: Double = 10
+
+    @Flag(help: "With --sdk: the driver runs in real time; socket attempt and event times match within --tolerance.")
+    var wallClock = false
+
+    @Option(help: "With --sdk --wall-clock: tolerance of compared times, e.g. 100ms (default).")
+    var tolerance: String = "100ms"
+
+    @Flag(help: "With --sdk: end the run at the first difference, once it is shrunk.")
+    var stopAtFirst = false
+
+    @Option(help: ArgumentHelp("With --sdk: another driver of the same SDK; differences it shows too are known, not reported.",
+                               valueName: "command"))
+    var baseline: String?
+
+    @Option(help: "With --sdk: kinds of difference to shrink and write (default 3); the rest are counted.")
+    var maxFindings: Int = 3
+
+    @Option(help: "With --sdk: also write the summary as JSON to this file.")
+    var json: String?
 
     @Option(help: "Model histories run at once, and wire workers (default: the number of cores).")
     var jobs: Int?
 
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+    }
+
     func run() throws {
         let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
+        if sdk != nil || sdkListen != nil { return try runSDK(seed: seed) }
         let started = Date()
         let progress = ProgressLine()
         progress.note("mockchat fuzz: mode \(mode.rawValue), seed \(seed)")
@@ -67,9 +109,9 @@ struct FuzzCommand: ParsableCommand {
             options.seed = seed
             options.steps = steps ?? (seconds == nil ? 20_000 : Int.max)
             options.seconds = seconds.map { mode == .both ? $0 / 2 : $0 }
-            options.historyLength = max(1, historyLength)
+            options.historyLength = max(1, historyLength ?? 200)
             options.outputFolder = out
-            if let jobs { options.jobs = max(1, jobs) }
+            if let jobs { options.jobs = jobs }
             let report = ModelFuzzer(options: options).run { snapshot in
                 let rate = Double(snapshot.steps) / max(snapshot.elapsedSeconds, 0.001)
                 let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
@@ -86,7 +128,7 @@ struct FuzzCommand: ParsableCommand {
             options.seed = seed
             options.inputs = inputs ?? (seconds == nil ? 100_000 : Int.max)
             if let seconds { options.seconds = max(1, seconds - Date().timeIntervalSince(started)) }
-            if let jobs { options.jobs = max(1, jobs) }
+            if let jobs { options.jobs = jobs }
             let report = WireFuzzer(options: options).run { snapshot in
                 let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
                 let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"

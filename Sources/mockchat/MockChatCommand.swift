@@ -15,8 +15,8 @@ struct MockChatCommand: ParsableCommand {
             Start a local server with `mockchat serve`, then connect a WebSocket client to
             ws://127.0.0.1:8080/v1/ws (docs/PROTOCOL.md describes every message).
             """,
-        subcommands: [ServeCommand.self, TestCommand.self, DriverCommand.self, BenchCommand.self, FuzzCommand.self,
-                      FixturesCommand.self])
+        subcommands: [ServeCommand.self, TestCommand.self, ScenariosCommand.self, DriverCommand.self, BenchCommand.self,
+                      FuzzCommand.self, FixturesCommand.self])
 
     static func main() {
         // `serve` ends on SIGINT/SIGTERM through its watcher; one that arrives before the

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConformanceHarness
+import EventLoop
 import Foundation
 
 /// `mockchat test`: runs scenario files and reports verdicts.
@@ -9,23 +10,38 @@ struct TestCommand: ParsableCommand {
         abstract: "Run conformance scenarios against a fresh in-process server (or an external one).",
         discussion: """
             Each scenario gets its own server and virtual clock, so the catalogue runs in
-            seconds. Exit status 0 when nothing failed, 1 otherwise. The last line is
-            `scenarios: N passed, N failed, N skipped`.
+            seconds. With no path, the catalogue built into the binary runs. A file that
+            cannot be loaded becomes an `error` verdict and the others still run; reports
+            are always written. Exit status 0 when nothing failed, 1 otherwise. The last
+            line is `scenarios: N passed, N failed, N skipped` (then xfail, xpass and
+            errors when there are any).
             """)
 
-    @Argument(help: "Scenario files or folders (default: Fixtures/scenarios).")
+    @Argument(help: "Scenario files or folders (default: the built-in catalogue).")
     var paths: [String] = []
 
-    @Option(help: "Only scenarios whose id matches this glob (* and ?), e.g. 'presence/*'.")
+    @Flag(help: "Only load and check the files; run nothing. Exit 1 when any has a problem.")
+    var check = false
+
+    @Option(help: "Only scenarios whose id matches this glob (* and ?), e.g. 'presence/*'. Matching nothing is an error.")
     var filter: String?
 
-    @Option(help: "Write a JUnit XML report here.")
+    @Option(help: "Write a JUnit XML report here ('-': standard output).")
     var junit: String?
 
-    @Option(help: "Write a JSON report here.")
+    @Option(help: "Write a JSON report here ('-': standard output; the text report then goes to standard error).")
     var json: String?
 
-    @Option(help: "Run against an external `mockchat serve --clock virtual` at ws://HOST:PORT instead.")
+    @Option(help: "Write a self-contained HTML report with a sequence diagram per scenario here.")
+    var html: String?
+
+    @Option(help: "Write each scenario's full server trace and client logs into this folder.")
+    var traceDir: String?
+
+    @Flag(help: "Print each step as it runs.")
+    var verbose = false
+
+    @Option(help: "Run against an external `mockchat serve --clock virtual`: ws://HOST:PORT[/v1/ws] or HOST:PORT.")
     var server: String?
 
     @Option(help: ArgumentHelp("Drive the clients through this driver command, one process per scenario (docs/DRIVER.md).",
@@ -48,23 +64,41 @@ struct TestCommand: ParsableCommand {
     @Option(help: "In wall-clock mode, skip scenarios whose advance steps add up to more than this many seconds (default 10).")
     var maxWait: Double = 10
 
-    @Option(help: "Scenarios run at once (default: the number of cores).")
+    @Option(help: "Scenarios run at once, at least 1 (default: the number of cores).")
     var jobs: Int?
 
     @Option(help: "Use this seed for every scenario instead of each file's own.")
     var seed: UInt64?
 
-    @Option(help: "File of scenario ids expected to fail (default: expected-failures.txt beside the scenarios, if present).")
+    @Option(help: "Folder of <profile>.yaml files (default: the profiles built into the binary).")
+    var profiles: String?
+
+    @Option(help: "File of scenario ids expected to fail (default: expected-failures.txt beside the scenarios, if present). An id no scenario has is an error.")
     var expectedFailures: String?
 
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        if let server, SocketAddress(server: server) == nil {
+            throw ValidationError("--server takes ws://HOST:PORT[/v1/ws] or HOST:PORT, got '\(server)'")
+        }
+    }
+
     func run() throws {
-        let roots = paths.isEmpty ? ["Fixtures/scenarios"] : paths
-        var scenarios = try ScenarioLoader.loadAll(paths: roots)
-        if let filter {
-            scenarios = scenarios.filter { Glob.matches($0.id, pattern: filter) }
+        let plan: TestPlan
+        do {
+            plan = try TestPlan.make(paths: paths, filter: filter, expectedFailuresFile: expectedFailures)
+        } catch {
+            FileHandle.standardError.write(Data("mockchat test: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        if check {
+            for broken in plan.broken { print(broken.message ?? broken.id) }
+            print("checked \(plan.scenarios.count + plan.broken.count) files: \(plan.broken.count) with problems")
+            if !plan.broken.isEmpty { throw ExitCode(1) }
+            return
         }
         var options = CatalogueRunner.Options()
-        if let jobs { options.jobs = max(1, jobs) }
+        if let jobs { options.jobs = jobs }
         options.seed = seed
         options.serverURL = server
         signal(SIGPIPE, SIG_IGN)
@@ -86,13 +120,17 @@ struct TestCommand: ParsableCommand {
             throw ValidationError("--tolerance: \(error)")
         }
         options.tolerance = Double(toleranceMilliseconds) / 1000
-        let listPath = expectedFailures ?? roots.first.map { $0 + "/expected-failures.txt" }
-        if let listPath, FileManager.default.fileExists(atPath: listPath) {
-            options.expectedFailures = try CatalogueRunner.loadExpectedFailures(listPath)
+        options.expectedFailures = plan.expectedFailures
+        options.profilesFolder = profiles
+        options.traceDirectory = traceDir
+        options.recordTimeline = html != nil
+        if verbose { options.stepLog = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
+        if let traceDir {
+            try FileManager.default.createDirectory(atPath: traceDir, withIntermediateDirectories: true)
         }
-        let interactive = isatty(STDERR_FILENO) == 1
+        let interactive = isatty(STDERR_FILENO) == 1 && !verbose
         let started = Date()
-        let results = CatalogueRunner(options: options).run(scenarios) { done, total, result in
+        var results = CatalogueRunner(options: options).run(plan.scenarios) { done, total, result in
             if interactive {
                 FileHandle.standardError.write(Data("\r\u{1B}[K[\(done)/\(total)] \(result.id)".utf8))
             } else if result.isFailure {
@@ -100,10 +138,33 @@ struct TestCommand: ParsableCommand {
             }
         }
         if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        results += plan.broken
         let wall = Date().timeIntervalSince(started)
-        if let junit { try JUnitReport.render(results, wallSeconds: wall).write(toFile: junit, atomically: true, encoding: .utf8) }
-        if let json { try JSONReport.render(results, wallSeconds: wall).write(toFile: json, atomically: true, encoding: .utf8) }
-        print(ConsoleReport.render(results, wallSeconds: wall))
-        if results.contains(where: \.isFailure) { throw ExitCode(1) }
+        // Every report is attempted even when another cannot be written.
+        var problems: [String] = []
+        func write(_ text: String, to path: String?, flag: String) {
+            guard let path else { return }
+            if path == "-" { return FileHandle.standardOutput.write(Data(text.utf8)) }
+            do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                problems.append("cannot write the \(flag) report to \(path): \(error.localizedDescription)")
+            }
+        }
+        write(JUnitReport.render(results, wallSeconds: wall), to: junit, flag: "--junit")
+        write(JSONReport.render(results, wallSeconds: wall), to: json, flag: "--json")
+        write(HTMLReport.render(results, wallSeconds: wall), to: html, flag: "--html")
+        var console = ConsoleReport.render(results, wallSeconds: wall)
+        if !problems.isEmpty {
+            // Before the summary, which stays the last line.
+            var lines = console.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines.insert(contentsOf: problems, at: max(0, lines.count - 1))
+            console = lines.joined(separator: "\n")
+        }
+        let toStandardError = json == "-" || junit == "-"
+        if toStandardError {
+            FileHandle.standardError.write(Data((console + "\n").utf8))
+        } else {
+            print(console)
+        }
+        if RunSummary(results).isFailure || !problems.isEmpty { throw ExitCode(1) }
     }
 }

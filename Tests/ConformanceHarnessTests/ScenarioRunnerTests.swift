@@ -16,6 +16,7 @@ enum Package {
     static func runner(seed: UInt64? = nil) -> ScenarioRunner {
         var options = CatalogueRunner.Options()
         options.seed = seed
+        options.recordTimeline = true
         var runner = ScenarioRunner(options: options)
         runner.profilesFolder = path("Fixtures/profiles")
         return runner
@@ -120,7 +121,7 @@ enum Package {
             _ = try ScenarioLoader.load(text)
         } throws: { error in
             let text = "\(error)"
-            return text.contains("step 2") && text.contains("unknown step 'dance'")
+            return text.contains("<memory>:6:5: unknown step 'dance'")
         }
     }
 
@@ -153,17 +154,18 @@ enum Package {
         }
     }
 
-    @Test func unknownClientMethodFailsTheRunWithItsName() throws {
-        let scenario = try ScenarioLoader.load("""
-            id: harness/unknown-method
-            title: Unknown method
-            source: "000_b8b030ded7652e86.txt, Auto Mode"
-            steps:
-              - client: a
-              - a.fly: {}
-            """)
-        let result = Package.runner().run(scenario)
-        #expect(result.verdict == .failed)
-        #expect(result.message?.contains("unknown client method 'fly'") == true)
+    @Test func unknownClientMethodIsALoadErrorWithASuggestion() {
+        #expect {
+            _ = try ScenarioLoader.load("""
+                id: harness/unknown-method
+                title: Unknown method
+                source: "000_b8b030ded7652e86.txt, Auto Mode"
+                steps:
+                  - client: a
+                  - a.logni: alice
+                """)
+        } throws: { error in
+            "\(error)" == "<memory>:6:5: unknown client method 'logni' (did you mean 'login'?)"
+        }
     }
 }

@@ -25,7 +25,7 @@ final class ServerFixture {
 
     /// Starts a server; `configure` may change the embedded app settings first.
     init(access: ControlAccess = ControlAccess(), configure: (inout AppSettings) -> Void = { _ in },
-         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }) throws {
+         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }, trace: TraceLog? = nil) throws {
         let loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
         do {
             let fixtures = try FixtureSet.embedded()
@@ -36,7 +36,7 @@ final class ServerFixture {
             configuration.controlAccess = access
             serverSettings(&configuration)
             server = try ChatServer(loop: loop, configuration: configuration, directory: fixtures.directory,
-                                    settings: settings)
+                                    settings: settings, trace: trace)
         } catch {
             loop.shutdown()
             throw error

@@ -90,6 +90,21 @@ import Testing
         #expect(f.server.engine.onlineUsers == ["alice"])
     }
 
+    @Test func theLoginFrameAndARefusedLoginsCloseNameTheUidAndDevice() throws {
+        let f = try ServerFixture()
+        let refused = try f.connect()
+        _ = refused.login(uid: "nobody", device: "ghost-phone")
+        let accepted = try f.connect()
+        _ = accepted.login(uid: "alice", device: "alice-phone")
+        let entries = f.server.trace.entries
+        let logins = entries.filter { $0.kind == .in && $0.frame?["op"]?.stringValue == "login" }
+        #expect(logins.map(\.uid) == ["nobody", "alice"])
+        #expect(logins.map(\.deviceId) == ["ghost-phone", "alice-phone"])
+        let closes = entries.filter { $0.kind == .close }
+        #expect(!closes.isEmpty)
+        #expect(closes.allSatisfy { $0.uid == "nobody" && $0.deviceId == "ghost-phone" })
+    }
+
     @Test func requestsBeforeLoginAndDoubleLoginAreRefused() throws {
         let f = try ServerFixture()
         let client = try f.connect()

@@ -31,6 +31,19 @@ import Testing
         #expect(result.count <= 4, "\(result)")
     }
 
+    @Test func testingCandidatesInParallelGivesTheSequentialResult() {
+        let input = Array(0..<120)
+        let fails: @Sendable ([Int]) -> [Int]? = { candidate in
+            candidate.contains(7) && candidate.contains(90) && candidate.filter { $0 % 11 == 0 }.count >= 3 ? candidate : nil
+        }
+        var sequential = Shrinker<Int>(budgetSeconds: 30)
+        var parallel = Shrinker<Int>(budgetSeconds: 30)
+        let expected = sequential.minimize(input, test: fails)
+        #expect(parallel.minimize(input, parallelism: 3, test: fails) == expected)
+        #expect(expected.count == 5)
+        #expect(parallel.tests >= sequential.tests)
+    }
+
     @Test func theBudgetIsRespected() {
         var shrinker = Shrinker<Int>(budgetSeconds: 0)
         let input = Array(0..<50)

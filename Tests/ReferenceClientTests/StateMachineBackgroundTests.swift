@@ -59,6 +59,17 @@ import Testing
         #expect(rig.machine.backgroundTaskEnabled)
     }
 
+    @Test func configureServicesAfterAutoModeClosedTheSocketDoesNotClaimATask() {
+        var rig = Rig()
+        rig.connectedAuto()
+        _ = rig.env(.didBackground)
+        #expect(rig.machine.status != .connected)
+        let (call, actions) = rig.call(.configureServices(.didBackground))
+        #expect(actions == [.completeCall(call, .success(.none))])
+        // Never the task running with the socket closed.
+        #expect(!rig.machine.backgroundTaskEnabled)
+    }
+
     @Test func manualModeInTheBackgroundStopsTheHeartbeatAfterOneLastPing() {
         var rig = Rig()
         rig.connectedManual()

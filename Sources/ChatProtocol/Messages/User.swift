@@ -2,6 +2,15 @@
 public enum UserStatus: String, Sendable, Codable {
     case online
     case offline
+
+    /// The enum's integer raw value in 004 "UserStatus Enum": online 0, offline 1.
+    /// (The wire carries the name; this is what an SDK's enum holds.)
+    public var documentedRawValue: Int {
+        switch self {
+        case .online: 0
+        case .offline: 1
+        }
+    }
 }
 
 /// The user object of 004 "User Object Properties", as seen by one viewer.
@@ -24,6 +33,16 @@ public struct User: Sendable, Equatable {
     public var deactivatedAt: Double
     public var tags: [String]
     public var metadata: JSONObject
+    /// The object exactly as it arrived, when it was read from a frame; nil when built
+    /// locally. Not part of equality.
+    public var asReceived: ReceivedJSON = ReceivedJSON(nil)
+
+    /// A value carried along but ignored by `==`.
+    public struct ReceivedJSON: Sendable, Equatable {
+        public var value: JSONValue?
+        public init(_ value: JSONValue?) { self.value = value }
+        public static func == (_: ReceivedJSON, _: ReceivedJSON) -> Bool { true }
+    }
 
     public init(uid: String, name: String? = nil, avatar: String? = nil, link: String? = nil,
                 role: String? = nil, status: UserStatus = .offline, statusMessage: String? = nil,
@@ -77,5 +96,6 @@ public struct User: Sendable, Equatable {
                   deactivatedAt: json["deactivatedAt"]?.doubleValue ?? 0,
                   tags: json["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                   metadata: json["metadata"]?.objectValue ?? JSONObject())
+        asReceived = ReceivedJSON(json)
     }
 }

@@ -1,15 +1,15 @@
 import ChatProtocol
 
 /// What a driver said about itself in its `hello` (docs/DRIVER.md, "Handshake").
-struct DriverCapabilities {
-    var sdkName: String
-    var sdkVersion: String
-    var profiles: Set<String>
-    var virtualTime: Bool
-    var commands: Set<String>
-    var events: Set<String>
+public struct DriverCapabilities: Sendable {
+    public var sdkName: String
+    public var sdkVersion: String
+    public var profiles: Set<String>
+    public var virtualTime: Bool
+    public var commands: Set<String>
+    public var events: Set<String>
     /// Whether `state` replies list the driver's sockets (an exact settle).
-    var sockets: Bool
+    public var sockets: Bool
 
     init(hello: JSONValue) throws(ScenarioError) {
         guard hello["type"]?.stringValue == "hello" else { throw ScenarioError("expected a hello, got \(hello)") }

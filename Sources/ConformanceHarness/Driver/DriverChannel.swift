@@ -14,7 +14,7 @@ public protocol DriverChannel: AnyObject {
     /// Writes one message; false when the driver can no longer be reached.
     func send(_ message: JSONValue) -> Bool
     /// Wall-clock seconds to wait for a `hello` when none has come yet (nil: the reply
-    /// deadline). A device may take a while to dial in.
+    /// deadline, at least 10 s). A device may take a while to dial in.
     var helloTimeout: Double? { get }
     /// The last lines the driver wrote to stderr (empty when not available).
     var stderrTail: [String] { get }

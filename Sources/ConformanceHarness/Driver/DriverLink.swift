@@ -44,7 +44,9 @@ final class DriverLink {
             for input in channel.inbox.take() { absorbStale(input) }
         }
         if channel.hello == nil {
-            try wait(for: "hello", timeout: channel.helloTimeout ?? timeout) { message throws(ScenarioError) in
+            // Start-up (a Python or JVM process on a busy machine) gets at least 10 s, even
+            // when replies must come quicker.
+            try wait(for: "hello", timeout: channel.helloTimeout ?? max(timeout, 10)) { message throws(ScenarioError) in
                 guard message["type"]?.stringValue == "hello" else {
                     throw ScenarioError("sent \(Self.excerpt(message.description)) before its hello")
                 }

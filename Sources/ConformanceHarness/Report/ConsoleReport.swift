@@ -8,25 +8,32 @@ public enum ConsoleReport {
         for result in results where result.isFailure || result.verdict == .expectedFailure {
             lines.append("")
             lines.append("\(label(result.verdict)) \(result.id)  (\(result.path))")
-            lines.append("  \(result.title)")
-            lines.append("  source: \(result.source)")
+            if result.verdict != .error {
+                lines.append("  \(result.title)")
+                lines.append("  source: \(result.source)")
+            }
             if let message = result.message {
                 lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)" }
             }
             if !result.traceTail.isEmpty {
-                lines.append("  last trace lines:")
+                lines.append("  server trace around the failure (pings left out):")
                 lines += result.traceTail.map { "    \($0)" }
+            }
+            for (client, log) in result.clientLogs where !log.isEmpty {
+                lines.append("  \(client) recent log:")
+                lines += log.map { "    \($0)" }
             }
         }
         lines.append("")
         let areas = Array(Set(results.map(\.area))).sorted()
         let width = max(8, areas.map(\.count).max() ?? 0)
-        lines.append("area".padding(toLength: width, withPad: " ", startingAt: 0) + "  passed  failed  skipped  xfail")
+        lines.append("area".padding(toLength: width, withPad: " ", startingAt: 0) + "  passed  failed  skipped  xfail  xpass  errors")
         for area in areas {
             let group = results.filter { $0.area == area }
             lines.append(area.padding(toLength: width, withPad: " ", startingAt: 0)
-                         + column(group, [.passed], 8) + column(group, [.failed, .unexpectedPass], 8)
-                         + column(group, [.skipped], 9) + column(group, [.expectedFailure], 7))
+                         + column(group, [.passed], 8) + column(group, [.failed], 8)
+                         + column(group, [.skipped], 9) + column(group, [.expectedFailure], 7)
+                         + column(group, [.unexpectedPass], 7) + column(group, [.error], 8))
         }
         let walls = results.map(\.wallSeconds).sorted()
         let median = walls.isEmpty ? 0 : walls[walls.count / 2]
@@ -37,13 +44,10 @@ public enum ConsoleReport {
         return lines.joined(separator: "\n")
     }
 
-    /// `scenarios: N passed, N failed, N skipped`: the last line of every run.
-    /// Expected failures count as skipped there and are listed in the table.
+    /// `scenarios: N passed, N failed, N skipped[, N xfail][, N xpass][, N errors]`:
+    /// the last line of every run, with the same buckets as the table and the JSON.
     public static func summaryLine(_ results: [ScenarioResult]) -> String {
-        let passed = results.filter { $0.verdict == .passed }.count
-        let failed = results.filter(\.isFailure).count
-        let skipped = results.filter { $0.verdict == .skipped || $0.verdict == .expectedFailure }.count
-        return "scenarios: \(passed) passed, \(failed) failed, \(skipped) skipped"
+        RunSummary(results).line
     }
 
     static func label(_ verdict: ScenarioResult.Verdict) -> String {
@@ -53,6 +57,7 @@ public enum ConsoleReport {
         case .skipped: "SKIP"
         case .expectedFailure: "XFAIL"
         case .unexpectedPass: "XPASS"
+        case .error: "ERROR"
         }
     }
 

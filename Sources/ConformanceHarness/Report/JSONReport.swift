@@ -13,11 +13,11 @@ public enum JSONReport {
             if let step = result.failedStep { object["failedStep"] = .integer(Int64(step)) }
             return .object(object)
         }
+        let counts = RunSummary(results)
         let summary = JSONValue.object(JSONObject([
-            ("passed", .integer(Int64(results.filter { $0.verdict == .passed }.count))),
-            ("failed", .integer(Int64(results.filter(\.isFailure).count))),
-            ("skipped", .integer(Int64(results.filter { $0.verdict == .skipped }.count))),
-            ("expectedFailures", .integer(Int64(results.filter { $0.verdict == .expectedFailure }.count))),
+            ("passed", .integer(Int64(counts.passed))), ("failed", .integer(Int64(counts.failed))),
+            ("skipped", .integer(Int64(counts.skipped))), ("expectedFailures", .integer(Int64(counts.expectedFailures))),
+            ("unexpectedPasses", .integer(Int64(counts.unexpectedPasses))), ("errors", .integer(Int64(counts.errors))),
             ("wallSeconds", .double(wallSeconds)),
         ]))
         return JSONValue.object(JSONObject([("summary", summary), ("results", .array(entries))])).serialized() + "\n"

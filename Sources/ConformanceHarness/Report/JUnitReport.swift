@@ -3,11 +3,14 @@ import Foundation
 /// JUnit XML, as CI systems read it: one `<testcase>` per scenario, classed by area.
 public enum JUnitReport {
     public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
-        let failures = results.filter(\.isFailure).count
-        let skipped = results.filter { $0.verdict == .skipped || $0.verdict == .expectedFailure }.count
+        // JUnit has no xfail/xpass: an expected failure is a skip, an unexpected pass a failure.
+        let counts = RunSummary(results)
+        let failures = counts.failed + counts.unexpectedPasses
+        let skipped = counts.skipped + counts.expectedFailures
+        let errors = counts.errors
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuites name="mockchat" tests="\#(results.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
-        xml += #"  <testsuite name="conformance" tests="\#(results.count)" failures="\#(failures)" errors="0" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        xml += #"<testsuites name="mockchat" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        xml += #"  <testsuite name="conformance" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
         for result in results {
             xml += #"    <testcase classname="\#(escape(result.area))" name="\#(escape(result.id))" file="\#(escape(result.path))" time="\#(seconds(result.wallSeconds))">"#
             let detail = escape([result.message ?? "", result.traceTail.joined(separator: "\n")].joined(separator: "\n"))
@@ -16,6 +19,8 @@ public enum JUnitReport {
                 break
             case .failed, .unexpectedPass:
                 xml += "\n" + #"      <failure message="\#(escape(firstLine(result.message)))" type="\#(result.verdict.rawValue)">\#(detail)</failure>"# + "\n    "
+            case .error:
+                xml += "\n" + #"      <error message="\#(escape(firstLine(result.message)))" type="error">\#(detail)</error>"# + "\n    "
             case .skipped, .expectedFailure:
                 xml += "\n" + #"      <skipped message="\#(escape(result.verdict.rawValue + ": " + firstLine(result.message)))"/>"# + "\n    "
             }

@@ -15,6 +15,14 @@ public struct CatalogueRunner: Sendable {
         public var serverURL: String?
         /// Ids of scenarios known to fail.
         public var expectedFailures: Set<String> = []
+        /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
+        public var profilesFolder: String?
+        /// Writes each scenario's full server trace and client logs here.
+        public var traceDirectory: String?
+        /// Keeps each run's timeline for the HTML report's sequence diagrams.
+        public var recordTimeline = false
+        /// Called with a line for each step as it runs (`--verbose`).
+        public var stepLog: (@Sendable (String) -> Void)?
         /// Drive the scenarios' clients through this driver instead of the reference model.
         public var driver: DriverSource?
         /// Wall-clock seconds a driver has for each reply (and a settle for the whole exchange).
@@ -96,10 +104,15 @@ public struct CatalogueRunner: Sendable {
     /// Reads an expected-failure list: one scenario id per line, `#` starts a comment.
     public static func loadExpectedFailures(_ path: String) throws(ScenarioError) -> Set<String> {
         guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError("cannot read \(path)") }
-        return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+        return Set(expectedFailureLines(String(decoding: data, as: UTF8.self)).map(\.id))
+    }
+
+    /// The ids of an expected-failure list with their 1-based line numbers.
+    static func expectedFailureLines(_ text: String) -> [(line: Int, id: String)] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
             let id = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?
                 .trimmingCharacters(in: .whitespaces) ?? ""
-            return id.isEmpty ? nil : id
-        })
+            return id.isEmpty ? nil : (index + 1, id)
+        }
     }
 }

@@ -8,14 +8,29 @@ import ReferenceClient
 /// the steps in order. The first step that fails ends the run with its message.
 public struct ScenarioRunner: Sendable {
     public var options: CatalogueRunner.Options
-    /// Where `<profile>.yaml` files live.
-    public var profilesFolder = "Fixtures/profiles"
+    /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
+    public var profilesFolder: String?
 
     public init(options: CatalogueRunner.Options) {
         self.options = options
+        profilesFolder = options.profilesFolder
     }
 
     public func run(_ scenario: Scenario) -> ScenarioResult {
+        run(scenario, recording: nil)
+    }
+
+    /// Runs `scenario` and records every client after each step (see ``ClientRecord``).
+    /// A call's error does not fail its step here: it is recorded as the call's result.
+    /// The records hold one entry per step that ran.
+    public func record(_ scenario: Scenario) -> (ScenarioResult, [[String: ClientRecord]]) {
+        var records: [[String: ClientRecord]] = []
+        let result = run(scenario) { session throws(ScenarioError) in records.append(try session.record()) }
+        return (result, records)
+    }
+
+    private func run(_ scenario: Scenario,
+                     recording: ((ScenarioSession) throws(ScenarioError) -> Void)?) -> ScenarioResult {
         var result = ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
                                     verdict: .passed, traceTail: [], trace: [], wallSeconds: 0, virtualSeconds: 0)
         if let reason = scenario.skip {
@@ -41,6 +56,7 @@ public struct ScenarioRunner: Sendable {
             return result
         }
         var session: ScenarioSession?
+        var stepTimes: [(step: Int, at: Double, afterSequence: Int?)] = []
         var link: DriverLink?
         do {
             if let source = options.driver {
@@ -70,19 +86,27 @@ public struct ScenarioRunner: Sendable {
             let live = ScenarioSession(scenario: scenario, timeline: timeline, seed: options.seed ?? scenario.seed,
                                        profilesFolder: profilesFolder,
                                        tolerance: options.wallClock ? options.tolerance : 0.001)
+            live.callErrorsFail = recording == nil
             session = live
             for step in scenario.steps {
+                stepTimes.append((step.number, live.elapsedSeconds, live.lastTraceSequence))
+                options.stepLog?(String(format: "%@ %8.3fs step %d: %@", scenario.id, live.elapsedSeconds, step.number,
+                                        String(step.text.prefix(160))))
                 do throws(ScenarioError) {
                     try live.perform(step)
+                    try recording?(live)
                 } catch {
                     if let driver = link, let reason = driver.unsupported {
                         result.verdict = .skipped
                         result.message = "\(driver.sdkDescription) does not support \(reason) (step \(step.number))"
+                        result.failedStep = step.number
                         break
                     }
                     result.verdict = .failed
                     result.failedStep = step.number
+                    result.failedAt = live.elapsedSeconds
                     result.message = "step \(step.number): \(step.text)\n\(error.description)"
+                    options.stepLog?("\(scenario.id) step \(step.number) FAILED")
                     break
                 }
             }
@@ -92,10 +116,21 @@ public struct ScenarioRunner: Sendable {
             link?.end()
         }
         if let session {
-            let lines = session.traceLines()
+            let entries = (try? session.server.trace()) ?? []
+            let lines = entries.map(\.description)
             result.trace = Array(lines.joined(separator: "\n").utf8)
-            if result.verdict == .failed { result.traceTail = lines.suffix(12).map { String($0.prefix(300)) } }
+            let view = TraceView(entries: entries, origin: session.server.traceOrigin)
+            if let failedAt = result.failedAt {
+                result.traceTail = view.around(failedAt)
+                result.clientLogs = session.names.map { ($0, session.recentLog(of: $0, upTo: failedAt)) }
+            }
+            result.lanes = session.names
+            if options.recordTimeline {
+                result.timeline = RunTimeline.events(view: view, session: session, steps: scenario.steps,
+                                                     stepTimes: stepTimes, failedStep: result.failedStep)
+            }
             result.virtualSeconds = session.elapsedSeconds
+            if let folder = options.traceDirectory { TraceFiles.write(scenario.id, lines: lines, session: session, to: folder) }
             session.close()
         }
         loop.shutdown()

@@ -4,222 +4,212 @@ import ReferenceClient
 
 /// Checking `subject.property: value` against what clients observed and what the
 /// server's trace recorded. Each check returns nil when it holds, or a description of
-/// what was found instead. Times (`at`) are scenario seconds; they match within
-/// `tolerance` (default 1 ms).
+/// what was found instead. Expected values are literals or matchers (``ValueMatcher``);
+/// pattern keys may be paths (``ValuePath``). Times (`at`) are scenario seconds; they
+/// match within `tolerance` (default 1 ms).
 extension ScenarioSession {
     func evaluate(_ expectation: Expectation) throws(ScenarioError) -> String? {
-        if expectation.subject == "server" { return try evaluateServer(expectation.property, expectation.value) }
-        let name = expectation.subject
-        if let wire = wires[name] { return try evaluateWire(wire, expectation.property, expectation.value) }
-        let client = try client(name)
-        let expected = expectation.value
-        switch expectation.property {
-        case "status":
-            return same(try client.inspect().status.rawValue, expected)
-        case "backgroundTaskEnabled":
-            return same(try client.inspect().backgroundTaskEnabled, expected)
-        case "loggedInUser":
-            return same(try client.inspect().loggedInUser, expected)
-        case "connectionEvents":
-            let names = client.observations.compactMap { $0.connectionEvent }
-            guard let wanted = expected.arrayValue?.compactMap(\.stringValue) else {
-                throw ScenarioError("connectionEvents takes a list of event names")
+        let name = expectation.subject, expected = expectation.value
+        switch expectation.target {
+        case .server(let property):
+            return try evaluateServer(property, expected)
+        case .wire(let property):
+            guard let wire = wires[name] else { throw ScenarioError("no wire client named '\(name)'") }
+            return try evaluateWire(wire, property, expected)
+        case .client(let property):
+            let client = try client(name)
+            switch property {
+            case .status:
+                return same(try client.inspect().status.rawValue, expected)
+            case .backgroundTaskEnabled:
+                return same(try client.inspect().backgroundTaskEnabled, expected)
+            case .loggedInUser:
+                return same(try client.inspect().loggedInUser, expected)
+            case .connectionEvents:
+                return same(client.observations.compactMap { $0.connectionEvent }, expected)
+            case .connectAttempts:
+                return try matchTimes(client.observations.filter(\.isAttempt).map { seconds($0.time) }, expected)
+            case .received:
+                return try matchEvents(client, expected)
+            case .result:
+                return try matchResult(try lastResult(name), expected)
+            case .lastSeenText:
+                guard case .success(.user(let user))? = try lastResult(name) else {
+                    return "the last call did not return a user"
+                }
+                return same(SDKStateMachine.lastSeenText(now: loop.clock.now, lastActiveAt: user.lastActiveAt), expected)
             }
-            return names == wanted ? nil : "\(names)"
-        case "connectAttempts":
-            let times = client.observations.filter(\.isAttempt).map { seconds($0.time) }
-            return try matchTimes(times, expected)
-        case "received":
-            return try matchEvents(client, expected)
-        case "result":
-            return try matchResult(try lastResult(name), expected)
-        case "lastSeenText":
-            guard case .success(.user(let user))? = try lastResult(name) else {
-                return "the last call did not return a user"
-            }
-            let text = SDKStateMachine.lastSeenText(now: loop.clock.now, lastActiveAt: user.lastActiveAt)
-            return same(text, expected)
-        default:
-            throw ScenarioError("unknown client property '\(expectation.property)'")
         }
+    }
+
+    // MARK: Patterns
+
+    /// Counts the candidates matching every field of each pattern (`{field: value, count, at, tolerance}`
+    /// or a list of them); `value(candidate, key)` reads a field (nil: absent).
+    private func matchPatterns<Candidate>(_ candidates: [Candidate], _ expected: JSONValue, noun: String,
+                                          time: (Candidate) -> Double, value: (Candidate, String) -> JSONValue?,
+                                          describe: ([Candidate]) -> String) throws(ScenarioError) -> String? {
+        for pattern in expected.arrayValue ?? [expected] {
+            guard let fields = pattern.objectValue else { throw ScenarioError("\(noun) checks take a mapping") }
+            let matching = candidates.filter { candidate in
+                fields.allSatisfy { key, wanted in
+                    switch key {
+                    case "count", "tolerance": true
+                    case "at": timeMatches(time(candidate), wanted, tolerance: fields["tolerance"])
+                    default: ValueMatcher.matches(value(candidate, key), wanted)
+                    }
+                }
+            }
+            if let count = fields["count"] {
+                if !ValueMatcher.matches(.integer(Int64(matching.count)), count) {
+                    return "\(matching.count) matching \(noun) (want \(count)) among \(describe(candidates))"
+                }
+            } else if matching.isEmpty {
+                return "no matching \(noun) for \(pattern) among \(describe(candidates))"
+            }
+        }
+        return nil
     }
 
     // MARK: Clients
 
-    /// `received: {event: online|offline, uid, at, listener, count, <user field>: value}` or a list of them.
+    /// `received: {event: online|offline, uid, at, listener, count, statusValue, <user field or path>: value}`
+    /// or a list of them. User fields are read from the frame as the server sent it.
     private func matchEvents(_ client: ScenarioClient, _ expected: JSONValue) throws(ScenarioError) -> String? {
-        let patterns = expected.arrayValue ?? [expected]
         let events = client.observations.compactMap(\.userEvent)
-        for pattern in patterns {
-            guard let fields = pattern.objectValue else { throw ScenarioError("received takes a mapping or a list of them") }
-            let matching = events.filter { event in
-                fields.allSatisfy { key, value in
-                    switch key {
-                    case "count": true
-                    case "event": value.stringValue == event.change
-                    case "listener": value.stringValue == event.listener
-                    case "at": timeMatches(seconds(event.time), value, tolerance: fields["tolerance"])
-                    case "tolerance": true
-                    default: event.user.json[key].map { same($0, value) == nil } ?? false
-                    }
-                }
+        return try matchPatterns(events, expected, noun: "events", time: { seconds($0.time) }, value: { event, key in
+            switch key {
+            case "event": .string(event.change)
+            case "listener": .string(event.listener)
+            case "statusValue": .integer(Int64(event.user.status.documentedRawValue))
+            default: ValuePath(key)?.resolve(in: event.user.asReceived.value ?? event.user.json)
             }
-            if let count = fields["count"]?.intValue {
-                if matching.count != Int(count) { return "\(matching.count) matching events of \(describe(events))" }
-            } else if matching.isEmpty {
-                return "no matching event among \(describe(events))"
-            }
+        }, describe: { events in
+            events.isEmpty ? "none"
+                : events.map { "\($0.change) \($0.user.uid) at \(self.seconds($0.time))" }.joined(separator: ", ")
+        })
+    }
+
+    /// The last call's result as JSON, for `result:` paths: `{ok, error, description}`
+    /// on failure, `{ok, user, statusValue}`, `{ok, users, uids, next}`, `{ok, status}`, `{ok, flag}`.
+    func resultView(_ result: CallResult) -> JSONValue {
+        var view = JSONObject([("ok", .bool(result.isSuccess))])
+        switch result {
+        case .failure(let error):
+            view["error"] = .string(error.code)
+            view["description"] = .string(error.description)
+        case .success(.user(let user)):
+            view["user"] = user.asReceived.value ?? user.json
+            view["statusValue"] = .integer(Int64(user.status.documentedRawValue))
+        case .success(.users(let page)):
+            view["users"] = .array(page.users.map { $0.asReceived.value ?? $0.json })
+            view["uids"] = .array(page.users.map { .string($0.uid) })
+            view["next"] = page.next.map { .string($0) } ?? .null
+        case .success(.status(let status)):
+            view["status"] = .string(status.rawValue)
+        case .success(.flag(let flag)):
+            view["flag"] = .bool(flag)
+        case .success(.none):
+            break
         }
-        return nil
+        return .object(view)
     }
 
-    private func describe(_ events: [Observation.UserEvent]) -> String {
-        events.isEmpty ? "none" : events.map { "\($0.change) \($0.user.uid) at \(seconds($0.time))" }.joined(separator: ", ")
-    }
-
-    /// `result: {error: CODE, description: text}` or `{ok: true}`, `{uids: [...]}`,
-    /// `{user: {field: value}}`, `{next: null}`, `{status: connected}`, `{flag: true}`.
+    /// `result: {path: value, ...}`, e.g. `{error: ERR_X}`, `{users[0].uid: bob}`, `{user: {uid: bob}}`
+    /// (a mapping against an object checks only the fields it lists),
+    /// `{user: {contains: {status: online}}}`, `{description: {contains: "already"}}`.
     private func matchResult(_ result: CallResult?, _ expected: JSONValue) throws(ScenarioError) -> String? {
         guard let result else { return "the last call has not completed" }
         guard let fields = expected.objectValue else { throw ScenarioError("result takes a mapping") }
-        for (key, value) in fields {
-            let mismatch: String?
-            switch (key, result) {
-            case ("error", .failure(let error)): mismatch = same(error.code, value)
-            case ("description", .failure(let error)): mismatch = same(error.description, value)
-            case ("ok", _): mismatch = same(result.isSuccess, value)
-            case ("uids", .success(.users(let page))): mismatch = same(page.users.map(\.uid), value)
-            case ("next", .success(.users(let page))): mismatch = same(page.next, value)
-            case ("status", .success(.status(let status))): mismatch = same(status.rawValue, value)
-            case ("flag", .success(.flag(let flag))): mismatch = same(flag, value)
-            case ("user", .success(.user(let user))):
-                guard let wanted = value.objectValue else { throw ScenarioError("result.user takes a mapping") }
-                mismatch = wanted.lazy.compactMap { field, expected in
-                    user.json[field].flatMap { self.same($0, expected) }.map { "\(field) = \($0)" }
-                        ?? (user.json[field] == nil ? "no field \(field)" : nil)
-                }.first
-            default: mismatch = "\(result)"
+        let view = resultView(result)
+        var mismatches: [String] = []
+        for (key, wanted) in fields {
+            guard let path = ValuePath(key) else { throw ScenarioError("'\(key)' is not a path") }
+            let actual = path.resolve(in: view)
+            // A literal mapping against an object (`user: {uid: bob}`) checks the fields it lists.
+            let pattern: JSONValue = actual?.objectValue != nil && wanted.objectValue != nil && !ValueMatcher.isMatcher(wanted)
+                ? ["contains": wanted] : wanted
+            if !ValueMatcher.matches(actual, pattern) {
+                let found = actual.map { "\($0.description.prefix(300))" } ?? "absent"
+                mismatches.append("\(key) = \(found), expected \(wanted)")
             }
-            if let mismatch { return "\(key): \(mismatch)" }
         }
-        return nil
+        if mismatches.isEmpty { return nil }
+        let absent = mismatches.contains { $0.contains(" = absent,") }
+        return mismatches.joined(separator: "; ") + (absent ? " (the result is \(view.description.prefix(300)))" : "")
     }
 
     // MARK: Wire clients
 
-    /// `open: true`, `closeCode: 4001`, `frames: {field.path: value, count}` where field
-    /// paths reach into the frame (`event`, `user.uid`, `error.errorCode`, `id`).
-    private func evaluateWire(_ wire: WireClient, _ property: String, _ expected: JSONValue) throws(ScenarioError) -> String? {
+    /// `open: true`, `closeCode: 4001`, `frames: {path: value, count, at}` where paths
+    /// reach into the frame (`event`, `user.uid`, `error.errorCode`, `result.users[0].uid`).
+    private func evaluateWire(_ wire: WireClient, _ property: Expectation.WireProperty,
+                              _ expected: JSONValue) throws(ScenarioError) -> String? {
         switch property {
-        case "open":
+        case .open:
             return same(wire.isOpen, expected)
-        case "closeCode":
+        case .closeCode:
             return same(wire.closeInfo?.received.map { JSONValue.integer(Int64($0)) } ?? .null, expected)
-        case "frames":
-            for pattern in expected.arrayValue ?? [expected] {
-                guard let fields = pattern.objectValue else { throw ScenarioError("frames takes a mapping or a list of them") }
-                let matching = wire.frames.filter { frame in
-                    fields.allSatisfy { key, value in
-                        switch key {
-                        case "count": return true
-                        case "at": return timeMatches(seconds(frame.time), value, tolerance: fields["tolerance"])
-                        case "tolerance": return true
-                        default:
-                            var node: JSONValue? = frame.message
-                            for part in key.split(separator: ".") { node = node?[String(part)] }
-                            return node.map { same($0, value) == nil } ?? false
-                        }
-                    }
-                }
-                if let count = fields["count"]?.intValue {
-                    if matching.count != Int(count) { return "\(matching.count) matching frames of \(wire.frames.count)" }
-                } else if matching.isEmpty {
-                    return "no matching frame; last: \(wire.frames.suffix(3).map { $0.message.description.prefix(160) })"
-                }
-            }
-            return nil
-        default:
-            throw ScenarioError("unknown wire property '\(property)' (open, closeCode, frames)")
+        case .frames:
+            return try matchPatterns(wire.frames, expected, noun: "frames", time: { seconds($0.time) },
+                                     value: { frame, key in ValuePath(key)?.resolve(in: frame.message) },
+                                     describe: { frames in
+                                         "\(frames.count) frames; last: \(frames.suffix(3).map { String($0.message.description.prefix(160)) })"
+                                     })
         }
     }
 
     // MARK: Server
 
-    private func evaluateServer(_ property: String, _ expected: JSONValue) throws(ScenarioError) -> String? {
+    private func evaluateServer(_ property: Expectation.ServerProperty, _ expected: JSONValue) throws(ScenarioError) -> String? {
         switch property {
-        case "online":
+        case .online:
             let reply = try server.control(method: "GET", path: "/control/presence", body: .null)
             return same(reply.body["online"] ?? .null, expected)
-        case "connections":
+        case .connections:
             let reply = try server.control(method: "GET", path: "/control/connections", body: .null)
             var sessions = reply.body["connections"]?.arrayValue ?? []
             if let uid = expected["uid"]?.stringValue { sessions = sessions.filter { $0["uid"]?.stringValue == uid } }
-            return same(Int64(sessions.count), expected["count"] ?? expected)
-        case "closed":
-            return try matchTrace(try serverTrace().filter { $0["kind"]?.stringValue == "close" && $0["code"] != nil }, expected) { entry, key, value in
+            let wanted = ValueMatcher.isMatcher(expected) ? expected : (expected["count"] ?? expected)
+            return same(JSONValue.integer(Int64(sessions.count)), wanted)
+        case .closed:
+            let view = try traceView()
+            let ends = view.connectionEnds()
+            return try matchPatterns(ends, expected, noun: "connection ends", time: \.at, value: { end, key in
                 switch key {
-                case "code": entry["code"] == value
-                case "uid": entry["uid"] == value
-                case "device": entry["device"] == value
+                case "by": .string(end.by)
+                case "code": end.code
+                case "uid": end.uid.map { .string($0) }
+                case "device": end.device.map { .string($0) }
                 default: nil
                 }
-            }
-        case "sent":
-            return try matchTrace(try serverTrace().filter { $0["kind"]?.stringValue == "out" }, expected) { entry, key, value in
+            }, describe: { ends in ends.isEmpty ? "none" : ends.map(\.json.description).joined(separator: ", ") })
+        case .sent, .received:
+            let view = try traceView()
+            let direction = property == .sent ? "out" : "in"
+            let entries = view.entries.filter { $0["kind"]?.stringValue == direction }
+            return try matchPatterns(entries, expected, noun: "trace entries", time: view.time, value: { entry, key in
                 switch key {
-                case "to": entry["uid"] == value
-                case "event": entry["frame"]?["event"] == value
-                case "uid": entry["frame"]?["user"]?["uid"] == value
-                case "error": entry["frame"]?["error"]?["errorCode"] == value
-                default: nil
+                case "to", "from": view.uid(entry).map { .string($0) }
+                case "device": view.device(entry).map { .string($0) }
+                case "event": entry["frame"]?["event"]
+                case "uid": entry["frame"]?["user"]?["uid"]
+                case "error": entry["frame"]?["error"]?["errorCode"]
+                case "op": entry["frame"]?["op"]
+                default:
+                    key.hasPrefix("frame.") ? entry["frame"].flatMap { ValuePath(String(key.dropFirst(6)))?.resolve(in: $0) } : nil
                 }
-            }
-        case "received":
-            return try matchTrace(try serverTrace().filter { $0["kind"]?.stringValue == "in" }, expected) { entry, key, value in
-                switch key {
-                case "from": entry["uid"] == value
-                case "op": entry["frame"]?["op"] == value
-                default: nil
-                }
-            }
-        default:
-            throw ScenarioError("unknown server property '\(property)' (online, connections, closed, sent, received)")
+            }, describe: { entries in
+                let recent = entries.filter { !TraceView.isKeepAlive($0) }.suffix(4).map { String($0.description.prefix(200)) }
+                return "\(entries.count) candidates, last:\n          " + recent.joined(separator: "\n          ")
+            })
         }
-    }
-
-    /// Matches trace entries against `{field: value, at, tolerance, count}` or a list of them.
-    private func matchTrace(_ entries: [JSONValue], _ expected: JSONValue,
-                            field: (JSONValue, String, JSONValue) -> Bool?) throws(ScenarioError) -> String? {
-        for pattern in expected.arrayValue ?? [expected] {
-            guard let fields = pattern.objectValue else { throw ScenarioError("server checks take a mapping") }
-            var matching: [JSONValue] = []
-            for entry in entries {
-                var holds = true
-                for (key, value) in fields where key != "count" && key != "tolerance" {
-                    if key == "at" {
-                        let time = (entry["t"]?.doubleValue ?? 0) - server.traceOrigin
-                        holds = holds && timeMatches(time, value, tolerance: fields["tolerance"])
-                    } else if let result = field(entry, key, value) {
-                        holds = holds && result
-                    } else {
-                        throw ScenarioError("unknown field '\(key)' in a server check")
-                    }
-                }
-                if holds { matching.append(entry) }
-            }
-            if let count = fields["count"]?.intValue {
-                if matching.count != Int(count) { return "\(matching.count) matching trace entries" }
-            } else if matching.isEmpty {
-                let recent = entries.suffix(4).map { $0.description.prefix(200) }.joined(separator: "\n          ")
-                return "no matching trace entry; last of \(entries.count) candidates:\n          \(recent)"
-            }
-        }
-        return nil
     }
 
     // MARK: Values and times
 
     private func timeMatches(_ actual: Double, _ expected: JSONValue, tolerance: JSONValue?) -> Bool {
+        if ValueMatcher.isMatcher(expected) { return ValueMatcher.matches(.double(actual), expected) }
         guard let wanted = try? ScenarioLoader.duration(expected) else { return false }
         // The run's tolerance (1 ms; in wall-clock mode the user's) unless the check
         // gives its own; in wall-clock mode the larger of the two.
@@ -251,15 +241,12 @@ extension ScenarioSession {
 
     func same(_ actual: Bool, _ expected: JSONValue) -> String? { same(JSONValue.bool(actual), expected) }
 
-    func same(_ actual: Int64, _ expected: JSONValue) -> String? { same(JSONValue.integer(actual), expected) }
-
     func same(_ actual: [String], _ expected: JSONValue) -> String? {
         same(JSONValue.array(actual.map { .string($0) }), expected)
     }
 
-    /// Equality with numbers compared by value (1 == 1.0).
+    /// nil when `actual` matches `expected` (a literal, numbers by value at any depth, or matchers).
     func same(_ actual: JSONValue, _ expected: JSONValue) -> String? {
-        if let a = actual.doubleValue, let b = expected.doubleValue { return abs(a - b) < 1e-9 ? nil : actual.description }
-        return actual == expected ? nil : actual.description
+        ValueMatcher.matches(actual, expected) ? nil : actual.description
     }
 }

@@ -10,20 +10,26 @@ final class ScenarioSession {
     let server: ServerUnderTest
     let timeline: Timeline
     let seed: UInt64
-    let profilesFolder: String
+    /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
+    let profilesFolder: String?
     let start: Instant
     /// Default tolerance of `at` checks, in seconds.
     let tolerance: Double
+    /// Whether a call's error fails its step when the step does not expect it (false
+    /// while recording, where errors are results like any other).
+    var callErrorsFail = true
     private(set) var clients: [String: ScenarioClient] = [:]
     private var driverClients: [String: DriverClient] = [:]
     private(set) var wires: [String: WireClient] = [:]
-    private var devices: [String: CommandBuilder.Device] = [:]
+    private(set) var devices: [String: CommandBuilder.Device] = [:]
+    /// Client and wire names in order of declaration.
+    private(set) var names: [String] = []
     private var lastCalls: [String: CallID] = [:]
     private var profiles: [String: Profile] = [:]
     /// The server trace, read once per `expect` step by the checks that need it.
     private var stepTrace: [JSONValue]?
 
-    init(scenario: Scenario, timeline: Timeline, seed: UInt64, profilesFolder: String, tolerance: Double = 0.001) {
+    init(scenario: Scenario, timeline: Timeline, seed: UInt64, profilesFolder: String?, tolerance: Double = 0.001) {
         self.scenario = scenario
         self.timeline = timeline
         loop = timeline.loop
@@ -51,6 +57,7 @@ final class ScenarioSession {
         switch step.action {
         case .client(let name, let profileName, let device, let platform):
             guard clients[name] == nil else { throw ScenarioError("client '\(name)' already exists") }
+            names.append(name)
             let device = CommandBuilder.Device(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
             devices[name] = device
             let clientSeed = seed &+ Self.stableHash(name)
@@ -68,6 +75,7 @@ final class ScenarioSession {
             guard clients[name] == nil, wires[name] == nil else { throw ScenarioError("'\(name)' already exists") }
             let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ Self.stableHash(name))
             wires[name] = wire
+            names.append(name)
             try timeline.settle()
             guard wire.isOpen else { throw ScenarioError("wire client '\(name)' could not connect: \(wire.failure ?? "closed")") }
         case .call(let name, let method, let arguments, _) where wires[name] != nil:
@@ -95,14 +103,20 @@ final class ScenarioSession {
         case .expect(let expectations, let negated):
             stepTrace = nil
             defer { stepTrace = nil }
+            // Every assertion of the step is checked; all that fail are reported.
+            var failures: [String] = []
             for expectation in expectations {
                 let outcome = try evaluate(expectation)
                 if negated, outcome == nil {
-                    throw ScenarioError("expected NOT to hold, but it does: \(expectation.text)")
+                    failures.append("expected NOT to hold, but it does: \(expectation.text)")
                 }
                 if !negated, let mismatch = outcome {
-                    throw ScenarioError("expected: \(expectation.text)\nactual:   \(mismatch)")
+                    failures.append("expected: \(expectation.text)\nactual:   \(mismatch)")
                 }
+            }
+            if !failures.isEmpty {
+                let heading = failures.count > 1 ? "\(failures.count) of \(expectations.count) assertions failed:\n" : ""
+                throw ScenarioError(heading + failures.joined(separator: "\n"))
             }
         }
     }
@@ -114,6 +128,8 @@ final class ScenarioSession {
             return
         case (nil, let code?):
             throw ScenarioError("\(method) had not completed; expected it to fail with \(code)")
+        case (.failure?, nil) where !callErrorsFail:
+            return
         case (.failure(let error)?, nil):
             throw ScenarioError("\(method) failed with \(error.code): \(error.description)")
         case (.failure(let error)?, let code?):
@@ -140,9 +156,19 @@ final class ScenarioSession {
     private func profile(_ name: String) throws(ScenarioError) -> Profile {
         if let cached = profiles[name] { return cached }
         do {
-            let profile = try Profile.load(named: name, in: URL(fileURLWithPath: profilesFolder))
+            let profile: Profile
+            if let profilesFolder {
+                profile = try Profile.load(named: name, in: URL(fileURLWithPath: profilesFolder))
+            } else if let text = EmbeddedProfiles.files[name] {
+                profile = try Profile.decode(yaml: text, origin: "\(name).yaml (built in)")
+            } else {
+                let known = EmbeddedProfiles.files.keys.sorted()
+                throw ScenarioError("no built-in profile '\(name)'" + Suggestion.hint(for: name, among: known))
+            }
             profiles[name] = profile
             return profile
+        } catch let error as ScenarioError {
+            throw error
         } catch {
             throw ScenarioError("cannot load profile '\(name)': \(error)")
         }
@@ -155,6 +181,17 @@ final class ScenarioSession {
         let trace = try server.trace()
         stepTrace = trace
         return trace
+    }
+
+    /// The sequence number of the newest trace entry of an in-process server (cheap:
+    /// no copy); nil for an external one. Places steps among trace entries.
+    var lastTraceSequence: Int? {
+        (server as? InProcessServer)?.server.trace.entries.last?.sequence
+    }
+
+    /// The trace of this step, read as connections and scenario times.
+    func traceView() throws(ScenarioError) -> TraceView {
+        TraceView(entries: try serverTrace(), origin: server.traceOrigin)
     }
 
     /// The server trace as JSON lines.
@@ -177,5 +214,57 @@ final class ScenarioSession {
             hash &*= 0x100_0000_01b3
         }
         return hash
+    }
+}
+
+extension ScenarioSession {
+    /// A client's (or wire client's) log up to `time`, keep-alive frames left out, newest last.
+    func recentLog(of name: String, upTo time: Double, limit: Int = 10) -> [String] {
+        fullLog(of: name).filter { $0.at <= time + 0.0005 && !Self.isKeepAlive($0.line) }
+            .suffix(limit).map { String(format: "%9.3fs ", $0.at) + String($0.line.prefix(240)) }
+    }
+
+    /// Auth keys and tokens replaced by `<redacted>`, as the server's trace does.
+    static func redacted(_ line: String) -> String {
+        var text = line
+        for marker in [#"authKey\":\""#, #"token\":\""#, #"authKey: ""#, #"loginWithToken(""#] {
+            var from = text.startIndex
+            while let found = text.range(of: marker, range: from..<text.endIndex) {
+                let end = text[found.upperBound...].firstIndex { $0 == "\"" || $0 == "\\" } ?? text.endIndex
+                let offset = text.distance(from: text.startIndex, to: found.upperBound)
+                text.replaceSubrange(found.upperBound..<end, with: "<redacted>")
+                from = text.index(text.startIndex, offsetBy: offset + "<redacted>".count)
+            }
+        }
+        return text
+    }
+
+    /// A ping sent, its pong, or the keep-alive timer: the noise of a long wait.
+    static func isKeepAlive(_ line: String) -> Bool {
+        let plain = line.replacingOccurrences(of: "\\", with: "")
+        return plain.contains("\"op\":\"ping\"") || plain.contains("\"pong\":") || line.contains("keepAlive")
+            || line.contains("pongTimeout")
+    }
+
+    /// Every line of a client's log with its scenario time.
+    func fullLog(of name: String) -> [(at: Double, line: String)] {
+        if let local = clients[name] as? LocalClient {
+            return local.sdk.log.map { entry in
+                let text = "\(entry.event)".replacingOccurrences(of: "ReferenceClient.", with: "")
+                    .replacingOccurrences(of: "ChatProtocol.", with: "")
+                return (seconds(entry.at), Self.redacted(text))
+            }
+        }
+        if let client = clients[name] {
+            return client.observations.map { observation in
+                let line = observation.connectionEvent.map { "connection \($0)" }
+                    ?? observation.userEvent.map { "user \($0.listener) \($0.change) \($0.user.uid)" } ?? "socket opening"
+                return (seconds(observation.time), line)
+            }
+        }
+        if let wire = wires[name] {
+            return wire.frames.map { (seconds($0.time), "received \($0.message.description)") }
+        }
+        return []
     }
 }

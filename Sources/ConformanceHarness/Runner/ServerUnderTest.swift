@@ -95,13 +95,10 @@ final class RemoteServer: ServerUnderTest {
     init(loop: EventLoop, url: String, wallClock: Bool = false) throws(ScenarioError) {
         self.wallClock = wallClock
         self.loop = loop
-        var rest = Substring(url)
-        for scheme in ["ws://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
-        let hostPort = rest.prefix { $0 != "/" }
-        guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]) else {
-            throw ScenarioError("--server needs HOST:PORT, got '\(url)'")
+        guard let parsed = SocketAddress(server: url) else {
+            throw ScenarioError("--server takes ws://HOST:PORT[/v1/ws] or HOST:PORT, got '\(url)'")
         }
-        address = SocketAddress(host: String(hostPort[..<colon]), port: port)
+        address = parsed
         let reset = try control(method: "POST", path: "/control/reset",
                                 body: wallClock ? [:] : ["clock": .double(loop.clock.now.seconds)])
         guard reset.status == 200 else { throw ScenarioError("the server refused a reset: \(reset.body)") }
@@ -165,7 +162,7 @@ final class RemoteServer: ServerUnderTest {
 
     /// The remote trace since the scenario began, read page by page.
     func trace() throws(ScenarioError) -> [JSONValue] {
-        let pageSize = 10_000
+        let pageSize = 2_000
         var lines: [JSONValue] = []
         var since = traceStart
         while true {

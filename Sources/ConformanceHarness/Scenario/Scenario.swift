@@ -62,8 +62,44 @@ public enum StepAction: Sendable {
 
 /// `subject.property: value`, e.g. `a.status: connected` or `server.online: [alice]`.
 public struct Expectation: Sendable {
+    /// What is checked, typed when the file loads.
+    public enum Target: Sendable, Equatable {
+        case client(ClientProperty)
+        case wire(WireProperty)
+        case server(ServerProperty)
+    }
+
+    /// Properties of a reference (or driven) client.
+    public enum ClientProperty: String, Sendable, CaseIterable {
+        case status, backgroundTaskEnabled, loggedInUser, connectionEvents, connectAttempts, received, result, lastSeenText
+    }
+
+    /// Properties of a wire client.
+    public enum WireProperty: String, Sendable, CaseIterable {
+        case open, closeCode, frames
+    }
+
+    /// Properties of the server.
+    public enum ServerProperty: String, Sendable, CaseIterable {
+        case online, connections, closed, sent, received
+    }
+
+    public init(subject: String, target: Target, value: JSONValue) {
+        self.subject = subject
+        self.target = target
+        self.value = value
+    }
+
     public var subject: String
-    public var property: String
+    public var target: Target
     public var value: JSONValue
+    /// The property's name as written.
+    public var property: String {
+        switch target {
+        case .client(let property): property.rawValue
+        case .wire(let property): property.rawValue
+        case .server(let property): property.rawValue
+        }
+    }
     public var text: String { "\(subject).\(property): \(value)" }
 }

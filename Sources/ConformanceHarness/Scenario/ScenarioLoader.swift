@@ -1,10 +1,12 @@
 import ChatProtocol
 import Foundation
 
-/// Reads scenario files and checks their shape before anything runs.
+/// Reads scenario files and checks them completely before anything runs: every key,
+/// step, method, property and matcher must be known and every value of the right type.
+/// Problems are reported as `file:line:column: message`, with a "did you mean".
 public enum ScenarioLoader {
-    /// Loads every `*.yaml` / `*.yml` under the given files or folders, sorted by path.
-    public static func loadAll(paths: [String]) throws(ScenarioError) -> [Scenario] {
+    /// The scenario files under the given files or folders (`*.yaml`, `*.yml`), sorted by path.
+    public static func sources(paths: [String]) throws(ScenarioError) -> [ScenarioSource] {
         var files: [String] = []
         for path in paths {
             var isFolder: ObjCBool = false
@@ -20,118 +22,63 @@ public enum ScenarioLoader {
                 if entry.hasSuffix(".yaml") || entry.hasSuffix(".yml") { files.append(path + "/" + entry) }
             }
         }
-        var scenarios: [Scenario] = []
+        var sources: [ScenarioSource] = []
         for file in files.sorted() {
             guard let data = FileManager.default.contents(atPath: file) else { throw ScenarioError("\(file): cannot read") }
-            do throws(ScenarioError) {
-                scenarios.append(try load(String(decoding: data, as: UTF8.self), path: file))
-            } catch {
-                throw ScenarioError("\(file): \(error.description)")
-            }
+            sources.append(ScenarioSource(path: file, text: String(decoding: data, as: UTF8.self)))
         }
+        return sources
+    }
+
+    /// Loads every source it can; each file that cannot be loaded (or reuses an id)
+    /// is returned as a ``BrokenScenario`` instead of ending the load.
+    public static func load(_ sources: [ScenarioSource]) -> (scenarios: [Scenario], broken: [BrokenScenario]) {
+        var scenarios: [Scenario] = []
+        var broken: [BrokenScenario] = []
         var seen: [String: String] = [:]
-        for scenario in scenarios {
-            if let other = seen.updateValue(scenario.path, forKey: scenario.id) {
-                throw ScenarioError("scenario id '\(scenario.id)' is used by \(other) and \(scenario.path)")
+        for source in sources {
+            do throws(ScenarioError) {
+                let scenario = try load(source.text, path: source.path)
+                if let other = seen.updateValue(scenario.path, forKey: scenario.id) {
+                    var error = ScenarioError("scenario id '\(scenario.id)' is also used by \(other)",
+                                              at: SourceLocation(line: 1, column: 1))
+                    error.file = source.path
+                    broken.append(BrokenScenario(path: source.path, error: error))
+                } else {
+                    scenarios.append(scenario)
+                }
+            } catch {
+                broken.append(BrokenScenario(path: source.path, error: error))
             }
         }
+        return (scenarios, broken)
+    }
+
+    /// Loads every file under `paths`, failing on the first problem (for tools and tests
+    /// that want all or nothing).
+    public static func loadAll(paths: [String]) throws(ScenarioError) -> [Scenario] {
+        let (scenarios, broken) = load(try sources(paths: paths))
+        if let first = broken.first { throw first.error }
         return scenarios
     }
 
     /// Parses one step written as YAML or JSON (used by generators of scenarios).
     public static func step(_ raw: JSONValue, number: Int) throws(ScenarioError) -> Step {
-        Step(number: number, action: try parseStep(raw), text: raw.description)
+        var reader = ScenarioReader(locations: SourceLocations())
+        reader.lenientNames = true
+        return Step(number: number, action: try reader.step(raw, path: ["steps", String(number - 1)]), text: raw.description)
     }
 
-    /// Parses one scenario document.
+    /// Parses and checks one scenario document.
     public static func load(_ text: String, path: String = "<memory>") throws(ScenarioError) -> Scenario {
-        let document = try YAMLDocument.parse(text)
-        guard let root = document.objectValue else { throw ScenarioError("the top level must be a mapping") }
-        func field(_ key: String) throws(ScenarioError) -> String {
-            guard let value = root[key]?.stringValue, !value.isEmpty else {
-                throw ScenarioError("'\(key)' is required and must be a string")
-            }
-            return value
-        }
-        guard let rawSteps = root["steps"]?.arrayValue, !rawSteps.isEmpty else {
-            throw ScenarioError("'steps' must be a non-empty list")
-        }
-        var steps: [Step] = []
-        for (index, raw) in rawSteps.enumerated() {
-            do throws(ScenarioError) {
-                steps.append(try step(raw, number: index + 1))
-            } catch {
-                throw ScenarioError("step \(index + 1) (\(raw.description.prefix(120))): \(error.description)")
-            }
-        }
-        let seed = root["seed"]?.intValue ?? 1
-        return Scenario(id: try field("id"), title: try field("title"), source: try field("source"),
-                        profile: root["profile"]?.stringValue ?? "cometchat-ios", app: root["app"],
-                        seed: UInt64(bitPattern: seed), skip: root["skip"]?.stringValue, steps: steps, path: path)
-    }
-
-    private static let modifiers: Set<String> = ["expect_error", "expect_status", "profile", "device", "platform", "body"]
-
-    private static func parseStep(_ raw: JSONValue) throws(ScenarioError) -> StepAction {
-        guard let object = raw.objectValue else { throw ScenarioError("a step must be a mapping") }
-        let actions = object.keys.filter { !modifiers.contains($0) }
-        guard actions.count == 1, let key = actions.first, let value = object[key] else {
-            throw ScenarioError("a step needs exactly one action key, found \(actions)")
-        }
-        switch key {
-        case "client":
-            guard let name = value.stringValue else { throw ScenarioError("'client' takes a name") }
-            var platform: Platform?
-            if let text = object["platform"]?.stringValue {
-                guard let parsed = Platform(rawValue: text) else { throw ScenarioError("unknown platform '\(text)'") }
-                platform = parsed
-            }
-            return .client(name: name, profile: object["profile"]?.stringValue, device: object["device"]?.stringValue,
-                           platform: platform)
-        case "wire":
-            guard let name = value.stringValue else { throw ScenarioError("'wire' takes a name") }
-            return .wire(name: name)
-        case "advance":
-            return .advance(milliseconds: try duration(value))
-        case "expect", "expect_not":
-            guard let assertions = value.objectValue, !assertions.isEmpty else {
-                throw ScenarioError("'\(key)' takes a mapping of subject.property: value")
-            }
-            var expectations: [Expectation] = []
-            for (name, expected) in assertions {
-                guard let dot = name.firstIndex(of: ".") else {
-                    throw ScenarioError("'\(name)' must be subject.property (e.g. a.status, server.online)")
-                }
-                expectations.append(Expectation(subject: String(name[..<dot]), property: String(name[name.index(after: dot)...]),
-                                                value: expected))
-            }
-            return .expect(expectations, negated: key == "expect_not")
-        default:
-            guard let dot = key.firstIndex(of: ".") else { throw ScenarioError("unknown step '\(key)'") }
-            let subject = String(key[..<dot]), method = String(key[key.index(after: dot)...])
-            if subject == "server" {
-                return try controlStep(method, value, expectStatus: object["expect_status"]?.intValue)
-            }
-            return .call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue)
-        }
-    }
-
-    /// `server.fault: {...}`, `server.reset: {}`, `server.app: {...}`, `server.users: [...]`,
-    /// or the general `server.control: {method, path, body}`.
-    private static func controlStep(_ name: String, _ value: JSONValue, expectStatus: Int64?) throws(ScenarioError) -> StepAction {
-        let status = Int(expectStatus ?? 200)
-        switch name {
-        case "fault": return .control(method: "POST", path: "/control/faults", body: value, expectStatus: status)
-        case "clearFaults": return .control(method: "DELETE", path: "/control/faults", body: .null, expectStatus: status)
-        case "reset": return .control(method: "POST", path: "/control/reset", body: .null, expectStatus: status)
-        case "app": return .control(method: "POST", path: "/control/fixtures", body: ["app": value], expectStatus: status)
-        case "control":
-            guard let method = value["method"]?.stringValue, let path = value["path"]?.stringValue else {
-                throw ScenarioError("server.control needs 'method' and 'path'")
-            }
-            return .control(method: method, path: path, body: value["body"] ?? .null, expectStatus: status)
-        default:
-            throw ScenarioError("unknown server step '\(name)' (fault, clearFaults, reset, app, control)")
+        do throws(ScenarioError) {
+            let (root, locations) = try YAMLDocument.parse(text)
+            var reader = ScenarioReader(locations: locations)
+            return try reader.scenario(root, path: path)
+        } catch {
+            var located = error
+            located.file = path
+            throw located
         }
     }
 
@@ -145,4 +92,20 @@ public enum ScenarioLoader {
         }
         throw ScenarioError("cannot read duration '\(text)'")
     }
+}
+
+/// One scenario file's path and text (from disk or the built-in catalogue).
+public struct ScenarioSource: Sendable {
+    public var path: String
+    public var text: String
+    public init(path: String, text: String) {
+        self.path = path
+        self.text = text
+    }
+}
+
+/// A file that could not be loaded; it becomes an `error` verdict in the run.
+public struct BrokenScenario: Sendable {
+    public var path: String
+    public var error: ScenarioError
 }

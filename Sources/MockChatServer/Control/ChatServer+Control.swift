@@ -33,7 +33,9 @@ extension ChatServer {
                 if let clock { loop.clock.jump(to: clock) }
                 faults = FaultPlan()
                 trace.clear()
-                trace.record(.control, time: loop.clock.now, text: "reset")
+                // Give the freed trace back to the system, not only to the allocator.
+                EventLoop.returnFreedMemory()
+                trace.record(.control, time: loop.clock.now, frame: body, text: "reset")
                 result = ["ok": true]
             case "POST /control/fixtures":
                 result = try loadFixtures(body)
@@ -99,7 +101,7 @@ extension ChatServer {
     }
 
     /// Default and largest number of entries in one `GET /control/trace` page.
-    static let tracePageEntries = (default: 10_000, max: 100_000)
+    static let tracePageEntries = (default: 2_000, max: 20_000)
 
     /// One page of the trace: entries after `since`, at most `limit` of them. A reply
     /// with exactly `limit` lines may have a next page, which starts after its last `seq`.
@@ -116,7 +118,8 @@ extension ChatServer {
         let limit = try number("limit", default: Self.tracePageEntries.default, in: 1...Self.tracePageEntries.max)
         let page = trace.entries(after: since, limit: limit)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson"),
-                                                   ("X-Trace-Last-Seq", String(page.last?.sequence ?? since))],
+                                                   ("X-Trace-Last-Seq", String(page.last?.sequence ?? since)),
+                                                   ("X-Trace-Format", String(TraceLog.formatVersion))],
                             body: TraceLog.jsonLines(page))
     }
 
@@ -148,7 +151,9 @@ extension ChatServer {
                 throw FixtureError("expected 'users' and/or 'app'")
             }
             execute(engine.load(directory: directory, settings: settings, closing: .closedByControl, now: loop.clock.now))
-            trace.record(.control, time: loop.clock.now, text: "fixtures loaded: \(directory.records.count) users")
+            // The whole load, so that a replay starts from the same users and settings.
+            trace.record(.control, time: loop.clock.now, frame: ["users": directory.json["users"] ?? .array([]), "app": settings.json],
+                         text: "fixtures loaded: \(directory.records.count) users")
             return ["ok": true, "users": .integer(Int64(directory.records.count))]
         } catch {
             throw ControlError(400, error.description)
@@ -170,7 +175,8 @@ extension ChatServer {
         }
         let target = loop.clock.now.advanced(by: milliseconds)
         let fired = loop.clock.advance(to: target)
-        trace.record(.control, time: loop.clock.now, text: "clock advanced \(milliseconds) ms, \(fired) timers fired")
+        trace.record(.control, time: loop.clock.now, frame: ["ms": .integer(milliseconds)],
+                     text: "clock advanced \(milliseconds) ms, \(fired) timers fired")
         return ["now": .double(loop.clock.now.seconds), "fired": .integer(Int64(fired))]
     }
 
@@ -215,7 +221,7 @@ extension ChatServer {
         default:
             throw ControlError(400, "unknown fault '\(name.prefix(64))'")
         }
-        trace.record(.control, time: loop.clock.now, uid: selector.uid, deviceId: selector.deviceId,
+        trace.record(.control, time: loop.clock.now, uid: selector.uid, deviceId: selector.deviceId, frame: body,
                      text: "fault \(name) \(enabled ? "on" : "off")")
         logger.debug("fault \(name) \(enabled ? "on" : "off") uid=\(selector.uid ?? "-") device=\(selector.deviceId ?? "-"), \(affected) affected")
         return ["ok": true, "affected": .integer(Int64(affected))]

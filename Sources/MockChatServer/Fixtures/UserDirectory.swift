@@ -55,6 +55,9 @@ public struct UserDirectory: Sendable, Equatable {
         try self.init(users)
     }
 
+    /// The directory as `users.json` spells it.
+    public var json: JSONValue { ["users": .array(records.map(\.json))] }
+
     public func record(_ uid: String) -> UserRecord? {
         indexByUID[uid].map { records[$0] }
     }

@@ -61,6 +61,22 @@ public struct UserRecord: Sendable, Equatable {
         lastActiveAt = object["lastActiveAt"].map { $0.isNull } == false ? try number("lastActiveAt") : nil
         authToken = try string("authToken")
     }
+
+    /// The entry as `users.json` spells it; reading it back gives the same record.
+    public var json: JSONValue {
+        var object = JSONObject([("uid", .string(uid))])
+        for (key, value) in [("name", name), ("avatar", avatar), ("link", link), ("role", role),
+                             ("statusMessage", statusMessage), ("authToken", authToken)] {
+            if let value { object[key] = .string(value) }
+        }
+        if !tags.isEmpty { object["tags"] = .array(tags.map { .string($0) }) }
+        if !metadata.isEmpty { object["metadata"] = .object(metadata) }
+        if !friends.isEmpty { object["friends"] = .array(friends.map { .string($0) }) }
+        if !blocked.isEmpty { object["blocked"] = .array(blocked.map { .string($0) }) }
+        if deactivatedAt != 0 { object["deactivatedAt"] = .double(deactivatedAt) }
+        if let lastActiveAt { object["lastActiveAt"] = .double(lastActiveAt) }
+        return .object(object)
+    }
 }
 
 /// A fixture file that cannot be used, with the reason.

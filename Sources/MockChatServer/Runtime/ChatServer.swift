@@ -37,6 +37,9 @@ public final class ChatServer {
     private var web: WebServer!
     private var sockets: [ConnectionID: WebSocket] = [:]
     private var labels: [ConnectionID: (uid: String, deviceId: String)] = [:]
+    /// The uid and device a login frame claimed, for the trace only: a refused login's
+    /// reply and close carry them too. Faults never match on a claim.
+    private var claims: [ConnectionID: (uid: String, deviceId: String)] = [:]
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     private var nextConnection = 1
     private var isShuttingDown = false
@@ -56,6 +59,9 @@ public final class ChatServer {
         engine = PresenceEngine(directory: directory, settings: settings, now: loop.clock.now)
         initialDirectory = directory
         initialSettings = settings
+        self.trace.writeHeader(["clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
+                                "start": .double(loop.clock.now.seconds),
+                                "fixtures": ["users": directory.json["users"] ?? .array([]), "app": settings.json]])
         web = try WebServer(loop: loop, address: configuration.address, configuration: configuration.web) {
             [unowned self] request, isUpgrade, peer in
             self.route(request, isUpgrade: isUpgrade, peer: peer)
@@ -179,6 +185,11 @@ public final class ChatServer {
         if !trace.isRecording, let ping = RequestDecoder.compactPing(bytes) { return .success(ping) }
         do {
             let value = try JSONParser.parse(bytes)
+            var label = label ?? claims[id]
+            if label == nil, value["op"]?.stringValue == "login", let device = value["deviceId"]?.stringValue {
+                label = (value["uid"]?.stringValue ?? "", device)
+                claims[id] = label
+            }
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId, frame: value)
             return RequestDecoder.decode(value)
         } catch {
@@ -189,7 +200,8 @@ public final class ChatServer {
     }
 
     private func socketClosed(_ id: ConnectionID, _ info: WebSocket.CloseInfo) {
-        let label = labels.removeValue(forKey: id)
+        let label = labels.removeValue(forKey: id) ?? claims[id]
+        claims[id] = nil
         sockets[id] = nil
         settlePending(id)
         loop.clock.cancel(heartbeats.removeValue(forKey: id))
@@ -227,7 +239,8 @@ public final class ChatServer {
                                      frame: frame, text: "blackhole: outbound frame discarded")
                         continue
                     }
-                    trace.record(.out, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1, frame: frame)
+                    let traced = label ?? claims[id]
+                    trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.0, deviceId: traced?.1, frame: frame)
                     if plain, let socket = sockets[id] {
                         socket.send(text: bytes)
                         checkBackPressure(id, socket)
@@ -239,7 +252,7 @@ public final class ChatServer {
                     }
                 }
             case .close(let id, let code, let reason):
-                let label = labels[id]
+                let label = labels[id] ?? claims[id]
                 trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                              text: "server closes: \(reason)", code: code.rawValue)
                 logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")

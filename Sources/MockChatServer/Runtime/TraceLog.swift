@@ -7,7 +7,15 @@ import Foundation
 /// Each entry carries a sequence number, the clock time, the connection and, once
 /// known, the user and device. With the virtual clock the same scenario and seed give
 /// byte-identical traces.
+///
+/// A trace file starts with a header line naming the format and its version, the clock
+/// and the fixtures loaded at start (docs/PROTOCOL.md, "Trace format"). Control entries
+/// carry the request's parameters in `frame`; a payload too long to keep inline goes to
+/// a file beside the trace, which the entry names as `{"file": NAME}`.
 public final class TraceLog {
+    /// The version of the trace format; it changes when an entry's meaning does.
+    public static let formatVersion = 1
+
     /// What happened.
     public enum Kind: String, Sendable {
         case open, `in`, out, close, fault, control
@@ -49,7 +57,7 @@ public final class TraceLog {
     public let capacity: Int
     /// How many bytes of JSON lines are kept in memory at most.
     public let byteLimit: Int
-    /// Whether `authKey` and `token` values are replaced by ``redacted`` before an entry
+    /// Whether credential values (``secretKeys``) are replaced by ``redacted`` before an entry
     /// is kept or written.
     public let redactsSecrets: Bool
     /// Whether entries are kept or written at all; callers may skip building costly
@@ -69,6 +77,7 @@ public final class TraceLog {
     private var head = 0
     private var nextSequence = 1
     private var file: UnsafeMutablePointer<FILE>?
+    private var path: String?
 
     /// Keeps up to `capacity` entries and `byteLimit` bytes in memory and, with `path`,
     /// appends every line to a file. Fails with the operating system's reason when the
@@ -83,7 +92,21 @@ public final class TraceLog {
                 throw FixtureError("cannot write the trace file '\(path)': \(String(cString: strerror(errno)))")
             }
             file = handle
+            self.path = path
         }
+    }
+
+    /// The first line of a trace file: `{"format":"mockchat-trace","version":1,...fields}`.
+    /// Written only to the file; secrets in `fields` are redacted like control payloads.
+    public func writeHeader(_ fields: JSONValue) {
+        guard let file else { return }
+        var object = JSONObject([("format", .string("mockchat-trace")), ("version", .integer(Int64(Self.formatVersion)))])
+        for (key, value) in fields.objectValue ?? JSONObject() { object[key] = redact(value) }
+        var line: [UInt8] = []
+        JSONValue.object(object).serialize(into: &line)
+        line.append(10)
+        fwrite(line, 1, line.count, file)
+        fflush(file)
     }
 
     deinit {
@@ -100,10 +123,16 @@ public final class TraceLog {
         nextSequence += 1
         guard isRecording else { return }
         var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
-                          deviceId: deviceId, frame: frame.map(redact), text: text.map { String($0.prefix(1024)) },
-                          code: code)
+                          deviceId: deviceId, frame: frame.map(redact),
+                          text: text.map { String($0.prefix(1024)) }, code: code)
         var line: [UInt8] = []
         entry.json.serialize(into: &line)
+        if kind == .control, let payload = entry.frame, line.count > Self.longFrameBytes + 512,
+           let name = attach(payload, sequence: sequence) {
+            entry.frame = ["file": .string(name)]
+            line.removeAll(keepingCapacity: true)
+            entry.json.serialize(into: &line)
+        }
         if entry.frame != nil, line.count > Self.longFrameBytes + 512 {
             entry.frame = Self.summary(of: entry.frame!)
             line.removeAll(keepingCapacity: true)
@@ -148,21 +177,56 @@ public final class TraceLog {
         return kept[start..<(start + min(count - skipped, max(0, limit)))]
     }
 
-    /// `frame` with the values of `authKey` and `token` replaced, at the top level and
-    /// one level down, when ``redactsSecrets``.
-    private func redact(_ frame: JSONValue) -> JSONValue {
-        guard redactsSecrets, case .object(var object) = frame else { return frame }
-        var changed = false
-        for (key, value) in object {
-            if key == "authKey" || key == "token", value.stringValue != nil {
-                object[key] = .string(Self.redacted)
-                changed = true
-            } else if case .object = value, value["authKey"] != nil || value["token"] != nil {
-                object[key] = redact(value)
-                changed = true
+    /// Writes a long control payload to `TRACE.SEQ.json` beside the trace file and
+    /// returns that file's name, or nil without a trace file.
+    private func attach(_ payload: JSONValue, sequence: Int) -> String? {
+        guard let path else { return nil }
+        let target = "\(path).\(sequence).json"
+        guard let handle = fopen(target, "w") else { return nil }
+        var bytes: [UInt8] = []
+        payload.serialize(into: &bytes)
+        bytes.append(10)
+        fwrite(bytes, 1, bytes.count, handle)
+        fclose(handle)
+        return String(target.split(separator: "/").last ?? Substring(target))
+    }
+
+    /// Keys whose string values are credentials.
+    static let secretKeys: Set<String> = ["authKey", "authToken", "token"]
+
+    /// `value` with every credential string replaced by ``redacted``, at any depth, when
+    /// ``redactsSecrets``. Values without secrets are returned as they are, uncopied.
+    private func redact(_ value: JSONValue) -> JSONValue {
+        guard redactsSecrets else { return value }
+        return Self.redacting(value) ?? value
+    }
+
+    /// The redacted copy of `value`, or nil when it holds no credential.
+    private static func redacting(_ value: JSONValue) -> JSONValue? {
+        switch value {
+        case .object(var object):
+            var changed = false
+            for (key, item) in object {
+                if secretKeys.contains(key), item.stringValue != nil {
+                    object[key] = .string(redacted)
+                    changed = true
+                } else if let inner = redacting(item) {
+                    object[key] = inner
+                    changed = true
+                }
             }
+            return changed ? .object(object) : nil
+        case .array(let items):
+            var changed = false
+            let mapped = items.map { item -> JSONValue in
+                guard let inner = redacting(item) else { return item }
+                changed = true
+                return inner
+            }
+            return changed ? .array(mapped) : nil
+        default:
+            return nil
         }
-        return changed ? .object(object) : frame
     }
 
     /// A long frame as its length, its first bytes and a 64-bit FNV-1a hash of its JSON.

@@ -2,16 +2,18 @@ import ChatProtocol
 
 /// Writes a scenario as a YAML file in the catalogue's style (docs/SCENARIOS.md):
 /// one line per step in flow style, `expect` steps as a block with one assertion
-/// per line. Strings stay unquoted where YAML would read them back as the same
+/// per line, other steps on one line with their modifiers (`expect_error`) on the
+/// lines below. Strings stay unquoted where YAML would read them back as the same
 /// string, and are quoted (JSON escapes) otherwise.
 public enum ScenarioWriter {
     /// The file text. `comments` become `#` lines at the top.
-    public static func yaml(id: String, title: String, source: String, app: JSONValue?, seed: UInt64,
-                            steps: [JSONValue], comments: [String] = []) -> String {
+    public static func yaml(id: String, title: String, source: String, profile: String? = nil, app: JSONValue?,
+                            seed: UInt64, steps: [JSONValue], comments: [String] = []) -> String {
         var lines = comments.map { $0.isEmpty ? "#" : "# \($0)" }
         lines.append("id: \(scalar(id))")
         lines.append("title: \(scalar(title))")
         lines.append("source: \(scalar(source))")
+        if let profile { lines.append("profile: \(scalar(profile))") }
         if let app { lines.append("app: \(flow(app))") }
         lines.append("seed: \(seed)")
         lines.append("steps:")
@@ -22,6 +24,7 @@ public enum ScenarioWriter {
                 for (name, expected) in assertions { lines.append("      \(scalar(name)): \(flow(expected))") }
             } else {
                 lines.append("  - \(scalar(key)): \(flow(value))")
+                for (modifier, argument) in object.dropFirst() { lines.append("    \(scalar(modifier)): \(flow(argument))") }
             }
         }
         return lines.joined(separator: "\n") + "\n"

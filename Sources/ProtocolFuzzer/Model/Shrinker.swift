@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Delta debugging (Zeller and Hildebrandt's ddmin) over a list of steps.
 ///
@@ -20,37 +21,73 @@ public struct Shrinker<Element: Sendable>: Sendable {
 
     /// Shrinks `failing`, which must fail (it is not tested again).
     public mutating func minimize(_ failing: [Element], test: ([Element]) -> [Element]?) -> [Element] {
+        minimize(failing, window: 1) { candidates in
+            for (index, candidate) in candidates.enumerated() {
+                if let smaller = test(candidate) { return (index + 1, (index, smaller)) }
+            }
+            return (candidates.count, nil)
+        }
+    }
+
+    /// The same search with up to `parallelism` candidates tested at once. Of the
+    /// candidates tested together, the first in order that fails wins, so the result
+    /// is the one the sequential search gives; only the wall time differs.
+    public mutating func minimize(_ failing: [Element], parallelism: Int,
+                                  test: @escaping @Sendable ([Element]) -> [Element]?) -> [Element] {
+        guard parallelism > 1 else { return minimize(failing, test: { test($0) }) }
+        return minimize(failing, window: parallelism) { candidates in
+            let results = Mutex([[Element]?](repeating: nil, count: candidates.count))
+            DispatchQueue.concurrentPerform(iterations: candidates.count) { index in
+                let outcome = test(candidates[index])
+                results.withLock { $0[index] = outcome }
+            }
+            let found = results.withLock { $0 }.enumerated().first { $0.element != nil }
+            return (candidates.count, found.map { ($0.offset, $0.element!) })
+        }
+    }
+
+    /// ddmin over `failing`. `tryAll` tests candidates in order (up to `window` at a
+    /// time) and answers how many it tested and the first that failed, if any.
+    private mutating func minimize(
+        _ failing: [Element], window: Int,
+        tryAll: ([[Element]]) -> (tested: Int, found: (index: Int, smaller: [Element])?)
+    ) -> [Element] {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(budgetSeconds * 1e9)
         var current = failing
         var granularity = 2
+        func firstFailing(_ candidates: [[Element]]) -> (index: Int, smaller: [Element])? {
+            var start = 0
+            while start < candidates.count, DispatchTime.now().uptimeNanoseconds < deadline {
+                let end = min(start + window, candidates.count)
+                let (tested, found) = tryAll(Array(candidates[start..<end]))
+                tests += tested
+                if let found { return (start + found.index, found.smaller) }
+                start = end
+            }
+            return nil
+        }
         while current.count >= 2, DispatchTime.now().uptimeNanoseconds < deadline {
             let chunks = Self.split(current.count, into: min(granularity, current.count))
             var reduced = false
             // Try each chunk alone first (a big cut), then each complement.
             if granularity > 2 || current.count == 2 {
-                for chunk in chunks where chunk.count < current.count {
-                    tests += 1
-                    if let smaller = test(Array(current[chunk])) {
-                        current = smaller
-                        granularity = 2
-                        reduced = true
-                        break
-                    }
+                let alone = chunks.filter { $0.count < current.count }.map { Array(current[$0]) }
+                if let (_, smaller) = firstFailing(alone) {
+                    current = smaller
+                    granularity = 2
+                    reduced = true
                 }
             }
             if !reduced {
-                for chunk in chunks {
-                    guard DispatchTime.now().uptimeNanoseconds < deadline else { break }
+                let complements = chunks.map { chunk in
                     var candidate = current
                     candidate.removeSubrange(chunk)
-                    guard !candidate.isEmpty else { continue }
-                    tests += 1
-                    if let smaller = test(candidate) {
-                        current = smaller
-                        granularity = max(granularity - 1, 2)
-                        reduced = true
-                        break
-                    }
+                    return candidate
+                }.filter { !$0.isEmpty }
+                if let (_, smaller) = firstFailing(complements) {
+                    current = smaller
+                    granularity = max(granularity - 1, 2)
+                    reduced = true
                 }
             }
             if !reduced {

@@ -1,3 +1,4 @@
+import ChatProtocol
 import Foundation
 
 /// The summary lines printed at the end of a run.
@@ -38,5 +39,79 @@ public enum FuzzSummary {
         for finding in report.findings.prefix(10) { lines.append("  divergence: " + finding.prefix(400)) }
         for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
         return lines
+    }
+}
+
+extension FuzzSummary {
+    public static func sdk(_ report: SDKFuzzer.Report) -> [String] {
+        var lines = [String(format: "sdk: %@: %d steps in %d histories, %d differences, %d not repeatable, %d bad-driver runs, "
+                            + "%d unsupported, %d crashes, %.1f s (%.0f steps/s)",
+                            report.sdk, report.steps, report.histories, report.differences, report.flaky, report.badDriverRuns,
+                            report.unsupported, report.crashes, report.wallSeconds,
+                            Double(report.steps) / max(report.wallSeconds, 0.001))]
+        for (signature, count) in report.differencesBySignature.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(count) × \(signature)")
+        }
+        if report.flaky > 0 {
+            lines.append("  \(report.flaky) differences did not show again on a second run (the SDK or its driver is not deterministic):")
+            for message in report.flakyMessages { lines.append("    " + message.prefix(300)) }
+        }
+        if report.knownDifferences > 0 {
+            lines.append("  \(report.knownDifferences) known differences (the baseline driver differs the same way; not reported)")
+        }
+        for finding in report.findings {
+            lines.append("  \(finding.isBadDriver ? "bad driver" : "difference") (\(finding.signature)) in history "
+                + "\(finding.historyNumber) after \(finding.foundAfterSteps) steps, "
+                + String(format: "%.1f s; ", finding.foundAfterSeconds)
+                + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
+                + "(\(finding.scenarioSteps) scenario steps, \(finding.shrinkTests) runs, "
+                + String(format: "%.1f s)", finding.shrinkSeconds))
+            var verdict = finding.path.map { "written to \($0)" } ?? "not written"
+            verdict += finding.reproduces ? "; fails the same way through the driver" : "; WARNING: the written file does not fail the same way"
+            if finding.reproduces { verdict += finding.referencePasses ? ", passes on the reference model" : ", WARNING: fails on the reference model too" }
+            if let passes = finding.baselinePasses { verdict += passes ? " and through the baseline" : ", WARNING: fails through the baseline" }
+            lines.append("    " + verdict)
+            for line in finding.message.split(separator: "\n").prefix(6) { lines.append("    | " + line.prefix(200)) }
+        }
+        if !report.refusedCommands.isEmpty {
+            lines.append("  refused as unsupported (left out of the histories): " + report.refusedCommands.joined(separator: ", "))
+        }
+        let kinds = report.actionCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        if !kinds.isEmpty { lines.append("  actions: " + kinds.joined(separator: ", ")) }
+        for message in report.unsupportedMessages.prefix(3) { lines.append("  unsupported: " + message.prefix(300)) }
+        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
+        return lines
+    }
+}
+
+extension FuzzSummary {
+    /// The summary of an SDK run as JSON, for scripts (scripts/sdk-fuzz-table).
+    public static func sdkJSON(_ report: SDKFuzzer.Report) -> JSONValue {
+        [
+            "sdk": .string(report.sdk), "seed": .integer(Int64(bitPattern: report.seed)),
+            "steps": .integer(Int64(report.steps)), "histories": .integer(Int64(report.histories)),
+            "differences": .integer(Int64(report.differences)),
+            "knownDifferences": .integer(Int64(report.knownDifferences)), "flaky": .integer(Int64(report.flaky)),
+            "flakyMessages": .array(report.flakyMessages.map { .string($0) }), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
+            "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
+            "wallSeconds": .double(report.wallSeconds),
+            "refusedCommands": .array(report.refusedCommands.map { .string($0) }),
+            "bySignature": .object(JSONObject(report.differencesBySignature.sorted { $0.key < $1.key }
+                .map { ($0.key, .integer(Int64($0.value))) })),
+            "findings": .array(report.findings.map { finding in
+                [
+                    "signature": .string(finding.signature), "badDriver": .bool(finding.isBadDriver),
+                    "history": .integer(Int64(finding.historyNumber)),
+                    "foundAfterSteps": .integer(Int64(finding.foundAfterSteps)),
+                    "foundAfterSeconds": .double(finding.foundAfterSeconds),
+                    "originalActions": .integer(Int64(finding.originalActions)),
+                    "shrunkActions": .integer(Int64(finding.shrunkActions)),
+                    "shrinkRuns": .integer(Int64(finding.shrinkTests)), "shrinkSeconds": .double(finding.shrinkSeconds),
+                    "path": finding.path.map { .string($0) } ?? .null, "reproduces": .bool(finding.reproduces),
+                    "referencePasses": .bool(finding.referencePasses),
+                    "baselinePasses": finding.baselinePasses.map { .bool($0) } ?? .null, "message": .string(finding.message),
+                ]
+            }),
+        ]
     }
 }

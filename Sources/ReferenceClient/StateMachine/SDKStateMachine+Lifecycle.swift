@@ -2,10 +2,16 @@ import ChatProtocol
 
 /// App lifecycle, background services, network changes and relaunch.
 extension SDKStateMachine {
+    /// Order rule (002 "Step 3"): the background task keeps an open connection. Called
+    /// from the did-enter-background handler, after the lifecycle event, it starts the
+    /// task only when the socket is still open (manual mode, or a delayed close); when
+    /// auto mode has already closed it, the configuration applies from the next
+    /// background and `backgroundTaskEnabled()` stays false, so the task is never
+    /// reported running with the socket closed.
     mutating func configureServices(_ state: ApplicationState, _ call: CallID?) {
         if let window = profile.backgroundTaskWindow {
             servicesConfigured = true
-            if state == .didBackground, app == .background, backgroundHold != .task {
+            if state == .didBackground, app == .background, backgroundHold != .task, phase == .connected {
                 startBackgroundTask(window)
             }
         }

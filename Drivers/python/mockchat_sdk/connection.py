@@ -1,0 +1,325 @@
+"""The connection state machine. Pure: every input returns the actions the client must
+carry out (open or close a socket, arm or cancel a timer, raise a connection event, finish
+the app's pending call). It never touches a socket or a clock itself.
+
+Behaviour and its sources (documents in MockChat's seeds; decisions in docs/CONFORMANCE.md):
+- login connects in auto mode, manual mode connects on connect() (000, Auto Mode; Manual
+  Mode SDK behaviour; D11);
+- a lost connection in the foreground is retried on the 003 backoff schedule; a refusal by
+  the server raises `error` and ends the loop; a kick ends it too (003, Automatic
+  reconnection; D7, D17);
+- no network pauses the loop; a network change or a return to the foreground resets the
+  schedule (003, Reconnection intervals);
+- the background closes at once (auto), keeps the socket for the 30 s background task when
+  services are configured (002), keeps it 120 s for Nexconn (003), or pings once and lets
+  the server's 30 s idle rule decide (manual mode, 000; D1, D2, D5, D8, D9);
+- a keep-alive ping every 10 s whose reply must come within 10 s (D16).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from . import errors
+from .backoff import Backoff
+from .errors import ChatError
+from .profile import BACKOFF_REPEAT, BACKOFF_STEPS, Profile
+
+CONNECTED, CONNECTING, DISCONNECTED, KICKED = "connected", "connecting", "disconnected", "kicked"
+UP, DOWN, WEAK = "up", "down", "weak"
+
+# Timer names.
+KEEP_ALIVE, REPLY, RECONNECT, TASK, BACKGROUND_CLOSE = "keepAlive", "reply", "reconnect", "task", "backgroundClose"
+
+
+@dataclass(frozen=True)
+class OpenSocket:
+    """Open a socket and send login; `reconnect` marks attempts the SDK makes on its own."""
+    reconnect: bool
+
+
+@dataclass(frozen=True)
+class CloseSocket:
+    """Close the current socket with this code (1000 disconnect, 1001 background)."""
+    code: int
+
+
+@dataclass(frozen=True)
+class DropSocket:
+    """Give up on the current socket at once (its replies stopped coming)."""
+
+
+@dataclass(frozen=True)
+class SendLogout:
+    """Send `logout`; the server closes the socket after its reply."""
+
+
+@dataclass(frozen=True)
+class SendKeepAlive:
+    """Send a `ping` request."""
+
+
+@dataclass(frozen=True)
+class StartTimer:
+    name: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CancelTimer:
+    name: str
+
+
+@dataclass(frozen=True)
+class Emit:
+    """A connection event for the listeners: connecting, connected, disconnected, kicked, error."""
+    name: str
+    error: Optional[ChatError] = None
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class FinishCall:
+    """The pending login() or connect() ends, with this error or successfully."""
+    error: Optional[ChatError] = None
+
+
+class ConnectionMachine:
+    def __init__(self, profile: Profile, auto: bool, bugs: frozenset = frozenset()):
+        self.profile = profile
+        self.auto = auto
+        self.bugs = bugs
+        self.status = DISCONNECTED
+        self.network = UP
+        self.in_background = False
+        self.socket: Optional[str] = None          # None, "opening" or "open"
+        self.wanted = False                        # the SDK should hold a connection
+        self.call: Optional[str] = None            # "login" or "connect" while one waits
+        self.services_configured = False
+        self.task_running = False
+        self.background_task_flag = False
+        self.keep_alive_stopped = False
+        first = 1 if "backoff-shift" in bugs else 0
+        self.backoff = Backoff(BACKOFF_STEPS, BACKOFF_REPEAT, first_index=first)
+
+    # App calls -----------------------------------------------------------------------
+
+    def start(self, call: Optional[str]) -> list:
+        """login() in auto mode, connect(), or init() resuming a saved user (call None)."""
+        self.wanted = True
+        self.call = call
+        actions: list = [CancelTimer(RECONNECT)]
+        if self.network == DOWN:
+            if call == "login" and self.profile.retry_login_until_answered:
+                return actions   # the login waits for the network (003, example step 1)
+            return actions + self._fail_call(errors.NO_INTERNET, emit=False)
+        return actions + self._set_status(CONNECTING) + self._open(reconnect=False)
+
+    def disconnect(self) -> list:
+        self.wanted = False
+        actions = self._stop_timers()
+        if self.socket is not None:
+            actions.append(CloseSocket(1000))
+            self.socket = None
+        return actions + self._set_status(DISCONNECTED)
+
+    def logout(self) -> list:
+        self.wanted = False
+        actions = self._stop_timers()
+        if self.socket == "open":
+            actions.append(SendLogout())
+        elif self.socket is not None:
+            actions.append(CloseSocket(1000))
+        self.socket = None
+        return actions + self._set_status(DISCONNECTED)
+
+    def configure_services(self, state: str) -> list:
+        if self.profile.background_task_window is None:
+            return []
+        self.services_configured = True
+        if state == "didBackground" and self.in_background and not self.task_running and self.socket:
+            return self._start_task()
+        return []
+
+    # Environment -----------------------------------------------------------------------
+
+    def did_background(self) -> list:
+        self.in_background = True
+        actions: list = [CancelTimer(RECONNECT)]
+        if self.socket is None:
+            self.background_task_flag = False
+            if self.status == CONNECTING:
+                actions += self._set_status(DISCONNECTED)
+            return actions
+        if self.services_configured and self.profile.background_task_window is not None:
+            return actions + self._start_task()
+        self.background_task_flag = False
+        if self.profile.background_disconnect_after is not None:
+            return actions + [StartTimer(BACKGROUND_CLOSE, self.profile.background_disconnect_after)]
+        if self.auto and self.profile.close_at_once_in_background:
+            return actions + self._close_for_background()
+        # Manual mode: one ping now, then only the app's pings keep the socket (D5).
+        self.keep_alive_stopped = True
+        return actions + [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), SendKeepAlive()]
+
+    def foreground(self) -> list:
+        self.in_background = False
+        self.task_running = False
+        actions: list = [CancelTimer(TASK), CancelTimer(BACKGROUND_CLOSE)]
+        if "no-foreground-reset" not in self.bugs:
+            self.backoff.reset()
+        if self.socket == "open":
+            if self.keep_alive_stopped:
+                # The heartbeat starts again now: the server has heard nothing since the background.
+                self.keep_alive_stopped = False
+                return actions + self._keep_alive_now()
+            return actions
+        if self.socket is None and self._may_reconnect():
+            # 003, Reconnection intervals: back in the foreground, try at once.
+            return actions + self._set_status(CONNECTING) + self._open(reconnect=True)
+        return actions
+
+    def network_changed(self, condition: str) -> list:
+        previous, self.network = self.network, condition
+        if previous == condition:
+            return []
+        self.backoff.reset()
+        if condition == DOWN:
+            if "no-network-pause" in self.bugs:
+                return []
+            actions: list = [CancelTimer(RECONNECT)]
+            if self.socket is None and self.status == CONNECTING:
+                actions += self._set_status(DISCONNECTED)
+            return actions
+        if previous == DOWN and self.socket is None and self._may_reconnect() and not self.in_background:
+            return self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
+        return []
+
+    # Socket and server -------------------------------------------------------------------
+
+    def login_accepted(self) -> list:
+        self.socket = "open"
+        self.backoff.reset()
+        actions: list = [CancelTimer(REPLY), CancelTimer(RECONNECT)]
+        actions += self._set_status(CONNECTED)
+        if self.call is not None:
+            actions.append(FinishCall())
+            self.call = None
+        if not self.in_background or self.task_running:
+            actions.append(StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval))
+        return actions
+
+    def login_refused(self, error: ChatError) -> list:
+        """The server answered login with an error: the loop ends (003 tip; D17)."""
+        self.socket = None
+        self.wanted = False
+        actions = [CancelTimer(REPLY), CancelTimer(RECONNECT), Emit("error", error=error)]
+        actions += self._set_status(DISCONNECTED)
+        if self.call is not None:
+            actions.append(FinishCall(error))
+            self.call = None
+        return actions
+
+    def reply_received(self) -> list:
+        return [CancelTimer(REPLY)]
+
+    def socket_closed(self) -> list:
+        """The socket ended without the SDK asking (server close, reset, refused open)."""
+        if self.socket is None:
+            return []
+        if self.socket == "opening":
+            self.socket = None
+            return [CancelTimer(REPLY)] + self._attempt_failed()
+        self.socket = None
+        self.keep_alive_stopped = False
+        actions = [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY)]
+        if self.status == KICKED:
+            return actions
+        if self.in_background and not self.auto:
+            self.wanted = False      # manual mode: only connect() brings it back (000, Reconnection)
+        actions += self._set_status(DISCONNECTED)
+        if self._may_reconnect() and not self.in_background:
+            actions += self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
+        return actions
+
+    def kicked(self, reason: str) -> list:
+        """device.kicked: another device took over; nothing reconnects (003; D17)."""
+        if "reconnect-after-kick" in self.bugs:
+            return []
+        self.wanted = False
+        self.socket = None
+        return self._stop_timers() + self._set_status(KICKED, reason=reason)
+
+    # Timers ---------------------------------------------------------------------------
+
+    def timer_fired(self, name: str) -> list:
+        if name == KEEP_ALIVE and self.socket == "open":
+            return self._keep_alive_now()
+        if name == REPLY and self.socket is not None:
+            # No reply in time: a heartbeat timeout (003, weak network).
+            return [DropSocket()] + self.socket_closed()
+        if name == RECONNECT and self.socket is None and self._may_reconnect() and not self.in_background:
+            return self._set_status(CONNECTING) + self._open(reconnect=True)
+        if name == TASK:
+            self.task_running = False
+            self.background_task_flag = False
+            if "no-background-window" in self.bugs:
+                return []
+            if not self.auto:
+                self.wanted = False
+            return self._close_for_background() if self.socket else []
+        if name == BACKGROUND_CLOSE and self.socket:
+            return self._close_for_background()
+        return []
+
+    # Helpers --------------------------------------------------------------------------
+
+    def _may_reconnect(self) -> bool:
+        return self.wanted and self.status != KICKED and self.network != DOWN
+
+    def _open(self, reconnect: bool) -> list:
+        self.socket = "opening"
+        return [OpenSocket(reconnect), StartTimer(REPLY, self.profile.reply_timeout)]
+
+    def _attempt_failed(self) -> list:
+        code = errors.NO_INTERNET if self.network == DOWN else errors.WEBSOCKET_ERROR
+        retry = self.call is None or (self.call == "login" and self.profile.retry_login_until_answered)
+        if not retry:
+            return self._fail_call(code, emit=True)
+        if self.network == DOWN or self.in_background or not self.wanted:
+            return self._set_status(DISCONNECTED)
+        return self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
+
+    def _fail_call(self, code: str, emit: bool) -> list:
+        self.wanted = False
+        self.call = None
+        actions = self._set_status(DISCONNECTED) if emit else []
+        return actions + [FinishCall(ChatError(code))]
+
+    def _start_task(self) -> list:
+        self.task_running = True
+        self.background_task_flag = True
+        actions: list = [StartTimer(TASK, self.profile.background_task_window)]
+        if self.keep_alive_stopped and self.socket == "open":
+            self.keep_alive_stopped = False   # the task keeps the heartbeat going (002, Step 3)
+            actions += self._keep_alive_now()
+        return actions
+
+    def _keep_alive_now(self) -> list:
+        return [SendKeepAlive(), StartTimer(REPLY, self.profile.reply_timeout),
+                StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval)]
+
+    def _close_for_background(self) -> list:
+        self.socket = None
+        self.keep_alive_stopped = False
+        return [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), CloseSocket(1001)] + self._set_status(DISCONNECTED)
+
+    def _stop_timers(self) -> list:
+        return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT, TASK, BACKGROUND_CLOSE)]
+
+    def _set_status(self, status: str, reason: Optional[str] = None) -> list:
+        if status == self.status:
+            return []
+        self.status = status
+        return [Emit(status, reason=reason)]

@@ -1,0 +1,32 @@
+"""Error codes the SDK raises itself, with the descriptions the SDK documents give them
+(000_b8b030ded7652e86.txt and 004_376028ecd0ea17fe.txt, "Common Error Codes")."""
+
+ALREADY_CONNECTED = "ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE"
+PING_NOT_AVAILABLE = "ERROR_PING_NOT_AVAILABLE"
+NOT_LOGGED_IN = "ERR_NOT_LOGGED_IN"
+WEBSOCKET_ERROR = "ERR_WEBSOCKET_ERROR"
+NO_INTERNET = "ERR_NO_INTERNET"
+UID_NOT_FOUND = "ERR_UID_NOT_FOUND"
+INVALID_LIMIT = "ERR_INVALID_LIMIT"
+
+DESCRIPTIONS = {
+    ALREADY_CONNECTED: "WebSocket already connected",
+    PING_NOT_AVAILABLE: "Ping called in auto mode",
+    NOT_LOGGED_IN: "No user is logged in",
+    WEBSOCKET_ERROR: "WebSocket connection error",
+    NO_INTERNET: "No internet connection",
+    UID_NOT_FOUND: "User with specified UID does not exist",
+    INVALID_LIMIT: "Invalid limit value provided",
+}
+
+
+class ChatError(Exception):
+    """An error the SDK reports to the app: a stable code and a human description."""
+
+    def __init__(self, code: str, description: str | None = None):
+        super().__init__(code)
+        self.code = code
+        self.description = description if description is not None else DESCRIPTIONS.get(code, code)
+
+    def __repr__(self) -> str:
+        return f"ChatError({self.code!r}, {self.description!r})"

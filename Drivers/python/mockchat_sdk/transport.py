@@ -1,0 +1,178 @@
+"""The v1 WebSocket transport (MockChat docs/PROTOCOL.md): one socket, JSON requests with
+ids, replies matched to their request, events handed on. This is the layer an SDK swaps
+to talk to MockChat instead of its vendor's servers; the connection logic above it stays.
+
+A `Device` stands for the phone the SDK runs on: its network (up, down, weak), its
+persistent storage, and the I/O still in flight (so a test can wait until it settled)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from typing import Any, Callable, Optional
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from . import errors
+from .errors import ChatError
+
+
+class Device:
+    """The simulated device: network condition, storage that survives a relaunch, sockets."""
+
+    def __init__(self) -> None:
+        self.network = "up"
+        self.storage: dict[str, Any] = {}
+        self.sockets: list[V1Socket] = []
+        self._in_flight: set[asyncio.Task] = set()
+
+    def track(self, coro) -> asyncio.Task:
+        """Runs `coro` as I/O the device is waiting for (opening a socket, writing)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        return task
+
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Returns once no I/O is in flight and the loop has run what is ready."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            before = self._traffic()
+            for _ in range(5):
+                await asyncio.sleep(0)
+            if not self._in_flight and self._traffic() == before:
+                return
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return
+            if self._in_flight:
+                await asyncio.wait(set(self._in_flight), timeout=remaining)
+
+    def _traffic(self) -> tuple:
+        return tuple((s.state, s.sent, s.received) for s in self.sockets)
+
+    def set_network(self, condition: str) -> None:
+        """`down` resets every socket (a lost network); `weak` loses what the server sends."""
+        self.network = condition
+        if condition == "down":
+            for sock in list(self.sockets):
+                sock.abort()
+
+    def discard(self) -> None:
+        """The app process died: every socket is reset."""
+        for sock in list(self.sockets):
+            sock.abort()
+
+
+class V1Socket:
+    """One MockChat protocol v1 WebSocket."""
+
+    def __init__(self, device: Device, url: str,
+                 on_event: Callable[["V1Socket", dict], None],
+                 on_closed: Callable[["V1Socket"], None]):
+        self.device = device
+        self.url = url
+        self.on_event = on_event
+        self.on_closed = on_closed
+        self.state = "opening"
+        self.port: Optional[int] = None
+        self.sent = 0
+        self.received = 0
+        self._ws: Optional[ClientConnection] = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future] = {}
+        self._closed = False
+        device.sockets.append(self)
+
+    async def open(self) -> None:
+        """Handshake. Raises ChatError(ERR_NO_INTERNET / ERR_WEBSOCKET_ERROR)."""
+        if self.device.network == "down":
+            self._finish()
+            raise ChatError(errors.NO_INTERNET)
+        try:
+            self._ws = await connect(self.url, ping_interval=None, compression=None,
+                                     open_timeout=10, close_timeout=10, proxy=None)
+        except Exception:
+            self._finish()
+            code = errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR
+            raise ChatError(code) from None
+        if self._closed:                      # reset while the handshake was running
+            self._ws.transport.abort()
+            raise ChatError(errors.NO_INTERNET)
+        self.state = "open"
+        self.port = self._ws.transport.get_extra_info("sockname")[1]
+        asyncio.get_running_loop().create_task(self._read())
+
+    def request(self, op: str, **fields: Any) -> asyncio.Future:
+        """Sends `{"id", "op", ...fields}`; the future gets the reply's `result`, or a
+        ChatError for an `error` reply or a socket that ended first."""
+        future = asyncio.get_running_loop().create_future()
+        if self._ws is None or self._closed:
+            future.set_exception(ChatError(errors.WEBSOCKET_ERROR))
+            return future
+        request_id = next(self._ids)
+        self._waiting[request_id] = future
+        frame = {"id": request_id, "op": op}
+        frame.update({k: v for k, v in fields.items() if v is not None})
+        self.device.track(self._send(json.dumps(frame)))
+        return future
+
+    def close(self, code: int) -> None:
+        """A closing handshake with `code`; the socket stays listed until it is done."""
+        if self._ws is not None and not self._closed:
+            asyncio.get_running_loop().create_task(self._ws.close(code))
+
+    def abort(self) -> None:
+        """Resets the TCP connection, as a lost network or a killed process would."""
+        if self._ws is not None:
+            self._ws.transport.abort()
+        self._finish()
+
+    async def _send(self, text: str) -> None:
+        try:
+            await self._ws.send(text)
+            self.sent += 1
+        except Exception:
+            pass                              # the reader reports the end of the socket
+
+    async def _read(self) -> None:
+        try:
+            async for message in self._ws:
+                self.received += 1
+                if self.device.network == "weak" or isinstance(message, bytes):
+                    continue                  # a weak network loses what the server sends
+                self._dispatch(json.loads(message))
+        except Exception:
+            pass
+        self._finish()
+
+    def _dispatch(self, frame: dict) -> None:
+        if "event" in frame:
+            self.on_event(self, frame)
+            return
+        future = self._waiting.pop(frame.get("id"), None)
+        if future is None or future.done():
+            return
+        if "error" in frame:
+            err = frame["error"]
+            code = err.get("errorCode", errors.WEBSOCKET_ERROR)
+            future.set_exception(ChatError(code, errors.DESCRIPTIONS.get(code, err.get("errorDescription"))))
+        else:
+            future.set_result(frame.get("result", {}))
+
+    def _finish(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.state = "closed"
+        if self in self.device.sockets:
+            self.device.sockets.remove(self)
+        for future in self._waiting.values():
+            if not future.done():
+                code = errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR
+                future.set_exception(ChatError(code))
+        self._waiting.clear()
+        # Deferred, so that callbacks of replies that arrived before the close run first.
+        asyncio.get_running_loop().call_soon(self.on_closed, self)

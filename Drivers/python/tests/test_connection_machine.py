@@ -1,0 +1,113 @@
+"""The connection state machine alone: inputs in, actions out."""
+
+import pytest
+
+from mockchat_sdk import connection as cm
+from mockchat_sdk.errors import ChatError
+from mockchat_sdk.profile import PROFILES
+
+COMETCHAT, NEXCONN = PROFILES["cometchat-ios"], PROFILES["nexconn-ios"]
+
+
+def events(actions):
+    return [a.name for a in actions if isinstance(a, cm.Emit)]
+
+
+def timers(actions):
+    return {a.name: a.seconds for a in actions if isinstance(a, cm.StartTimer)}
+
+
+def connected(profile=COMETCHAT, auto=True, bugs=frozenset()):
+    machine = cm.ConnectionMachine(profile, auto=auto, bugs=bugs)
+    machine.start("login")
+    machine.login_accepted()
+    return machine
+
+
+def test_login_connects_and_starts_the_keep_alive():
+    machine = cm.ConnectionMachine(COMETCHAT, auto=True)
+    actions = machine.start("login")
+    assert events(actions) == ["connecting"]
+    assert cm.OpenSocket(reconnect=False) in actions
+    actions = machine.login_accepted()
+    assert events(actions) == ["connected"] and cm.FinishCall() in actions
+    assert timers(actions)[cm.KEEP_ALIVE] == 10
+
+
+def test_a_lost_connection_is_retried_on_the_backoff_schedule():
+    machine = connected(NEXCONN)
+    actions = machine.socket_closed()
+    assert events(actions) == ["disconnected", "connecting"]
+    assert timers(actions) == {cm.RECONNECT: 0.05}
+    actions = machine.timer_fired(cm.RECONNECT)
+    assert cm.OpenSocket(reconnect=True) in actions
+    assert timers(machine.socket_closed()) == {cm.RECONNECT: 0.25}
+
+
+def test_no_network_pauses_the_loop_and_the_network_coming_back_resets_it():
+    machine = connected(NEXCONN)
+    machine.socket_closed()
+    machine.timer_fired(cm.RECONNECT)
+    machine.socket_closed()
+    actions = machine.network_changed(cm.DOWN)
+    assert cm.CancelTimer(cm.RECONNECT) in actions and machine.status == cm.DISCONNECTED
+    actions = machine.network_changed(cm.UP)
+    assert events(actions) == ["connecting"] and timers(actions) == {cm.RECONNECT: 0.05}
+
+
+def test_a_refused_login_raises_error_and_ends_the_loop():
+    machine = cm.ConnectionMachine(NEXCONN, auto=True)
+    machine.start("login")
+    actions = machine.login_refused(ChatError("ERR_USER_DEACTIVATED", "x"))
+    assert events(actions) == ["error", "disconnected"]
+    assert not machine.wanted and machine.socket_closed() == []
+
+
+def test_a_kick_is_final():
+    machine = connected()
+    actions = machine.kicked("another mobile device logged in")
+    assert events(actions) == ["kicked"]
+    assert machine.socket_closed() == [] and machine.foreground()[-1:] != [cm.OpenSocket(reconnect=True)]
+    assert not any(isinstance(a, cm.OpenSocket) for a in machine.foreground())
+
+
+def test_auto_mode_closes_at_once_in_the_background_and_reconnects_in_the_foreground():
+    machine = connected()
+    actions = machine.did_background()
+    assert cm.CloseSocket(1001) in actions and events(actions) == ["disconnected"]
+    actions = machine.foreground()
+    assert cm.OpenSocket(reconnect=True) in actions and events(actions) == ["connecting"]
+
+
+def test_services_keep_the_socket_for_the_30s_task():
+    machine = connected()
+    machine.configure_services("willResignActive")
+    actions = machine.did_background()
+    assert timers(actions) == {cm.TASK: 30} and machine.background_task_flag
+    actions = machine.timer_fired(cm.TASK)
+    assert cm.CloseSocket(1001) in actions and not machine.background_task_flag
+
+
+def test_manual_mode_pings_once_when_going_to_the_background():
+    machine = connected(auto=False)
+    actions = machine.did_background()
+    assert cm.SendKeepAlive() in actions and cm.CancelTimer(cm.KEEP_ALIVE) in actions
+
+
+def test_nexconn_disconnects_after_two_minutes_in_the_background():
+    machine = connected(NEXCONN)
+    assert timers(machine.did_background()) == {cm.BACKGROUND_CLOSE: 120}
+
+
+def test_keep_alive_without_reply_is_a_heartbeat_timeout():
+    machine = connected(NEXCONN)
+    actions = machine.timer_fired(cm.KEEP_ALIVE)
+    assert cm.SendKeepAlive() in actions and timers(actions)[cm.REPLY] == 10
+    actions = machine.timer_fired(cm.REPLY)
+    assert actions[0] == cm.DropSocket() and events(actions) == ["disconnected", "connecting"]
+
+
+@pytest.mark.parametrize("bug", ["backoff-shift"])
+def test_the_seeded_backoff_bug_changes_the_schedule(bug):
+    machine = connected(NEXCONN, bugs=frozenset([bug]))
+    assert timers(machine.socket_closed()) == {cm.RECONNECT: 0.25}

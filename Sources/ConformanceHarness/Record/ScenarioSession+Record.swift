@@ -1,0 +1,22 @@
+import ChatProtocol
+
+extension ScenarioSession {
+    /// Every client as it stands now (see ``ClientRecord``).
+    func record() throws(ScenarioError) -> [String: ClientRecord] {
+        var records: [String: ClientRecord] = [:]
+        for (name, client) in clients {
+            let state = try client.inspect()
+            let observations = client.observations
+            records[name] = ClientRecord(
+                status: state.status.rawValue, backgroundTaskEnabled: state.backgroundTaskEnabled,
+                loggedInUser: state.loggedInUser, connectionEvents: observations.compactMap(\.connectionEvent),
+                attempts: observations.filter(\.isAttempt).map { seconds($0.time) },
+                presence: observations.compactMap(\.userEvent).map { event in
+                    ClientRecord.PresenceEvent(change: event.change, uid: event.user.uid, listener: event.listener,
+                                               at: seconds(event.time), lastActiveAt: event.user.lastActiveAt)
+                },
+                lastResult: try lastResult(name).map(ClientRecord.assertion))
+        }
+        return records
+    }
+}

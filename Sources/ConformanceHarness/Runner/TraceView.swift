@@ -1,0 +1,105 @@
+import ChatProtocol
+
+/// Reads the server trace as a scenario sees it: times in scenario seconds, the
+/// client behind every connection, keep-alive traffic told apart, and connection ends.
+///
+/// Connections are the key: once any entry of a connection carries a uid and device
+/// (its login reply, later frames), every entry of that connection is credited to
+/// them, the login frame included.
+struct TraceView {
+    let entries: [JSONValue]
+    let origin: Double
+    /// Connection id → (uid, device), from any entry that carries them.
+    private(set) var owners: [String: (uid: String?, device: String?)] = [:]
+
+    init(entries: [JSONValue], origin: Double) {
+        self.entries = entries
+        self.origin = origin
+        var claimed: [String: (uid: String?, device: String?)] = [:]
+        for entry in entries {
+            guard let connection = entry["conn"]?.stringValue else { continue }
+            let uid = entry["uid"]?.stringValue, device = entry["device"]?.stringValue
+            if uid != nil || device != nil, owners[connection]?.uid == nil { owners[connection] = (uid, device) }
+            // What a login frame claims, for connections the server never credited (a refused login).
+            if let frame = entry["frame"], frame["op"]?.stringValue == "login", claimed[connection] == nil {
+                claimed[connection] = (frame["uid"]?.stringValue, frame["deviceId"]?.stringValue)
+            }
+        }
+        for (connection, claim) in claimed where owners[connection] == nil { owners[connection] = claim }
+    }
+
+    func time(_ entry: JSONValue) -> Double { (entry["t"]?.doubleValue ?? 0) - origin }
+
+    func uid(_ entry: JSONValue) -> String? {
+        entry["uid"]?.stringValue ?? entry["conn"]?.stringValue.flatMap { owners[$0]?.uid }
+    }
+
+    func device(_ entry: JSONValue) -> String? {
+        entry["device"]?.stringValue ?? entry["conn"]?.stringValue.flatMap { owners[$0]?.device }
+    }
+
+    /// A ping request or its pong reply.
+    static func isKeepAlive(_ entry: JSONValue) -> Bool {
+        entry["frame"]?["op"]?.stringValue == "ping" || entry["frame"]?["result"]?["pong"] != nil
+    }
+
+    /// One end per connection: who ended it, with which code (nil for a drop), when.
+    struct ConnectionEnd {
+        var connection: String
+        var by: String
+        var code: JSONValue
+        var at: Double
+        var uid: String?
+        var device: String?
+
+        var json: JSONValue {
+            var object = JSONObject([("by", .string(by)), ("code", code), ("at", .double((at * 1000).rounded() / 1000))])
+            if let uid { object["uid"] = .string(uid) }
+            if let device { object["device"] = .string(device) }
+            return .object(object)
+        }
+    }
+
+    /// Connection ends in order. The server closing (a `server closes` entry) makes
+    /// `by: server` with its code; a drop fault or a close without a closing handshake
+    /// makes `by: drop` with code null; otherwise the client closed, with its code.
+    func connectionEnds() -> [ConnectionEnd] {
+        var ends: [ConnectionEnd] = []
+        var index: [String: Int] = [:]
+        var dropped: Set<String> = []
+        for entry in entries {
+            guard let connection = entry["conn"]?.stringValue else { continue }
+            let text = entry["text"]?.stringValue ?? ""
+            let kind = entry["kind"]?.stringValue
+            if kind == "fault", text.hasPrefix("drop") { dropped.insert(connection) }
+            guard kind == "close" else { continue }
+            if let existing = index[connection] {
+                // The socket's own close after the server's decision: the end is already counted.
+                _ = existing
+                continue
+            }
+            let end: ConnectionEnd
+            if text.hasPrefix("server closes") {
+                end = ConnectionEnd(connection: connection, by: "server", code: entry["code"] ?? .null, at: time(entry),
+                                    uid: uid(entry), device: device(entry))
+            } else if dropped.contains(connection) || entry["code"] == nil || !text.contains("closing handshake complete") {
+                end = ConnectionEnd(connection: connection, by: "drop", code: .null, at: time(entry), uid: uid(entry),
+                                    device: device(entry))
+            } else {
+                end = ConnectionEnd(connection: connection, by: "client", code: entry["code"] ?? .null, at: time(entry),
+                                    uid: uid(entry), device: device(entry))
+            }
+            index[connection] = ends.count
+            ends.append(end)
+        }
+        return ends
+    }
+
+    /// The entries up to `time` (scenario seconds), without keep-alive traffic, at most `limit`.
+    func around(_ time: Double, limit: Int = 14) -> [String] {
+        let upTo = entries.filter { self.time($0) <= time + 0.0005 && !Self.isKeepAlive($0) }
+        return upTo.suffix(limit).map { entry in
+            String(format: "%9.3fs ", self.time(entry)) + String(entry.description.prefix(260))
+        }
+    }
+}

@@ -1,0 +1,321 @@
+import ChatProtocol
+import ReferenceClient
+
+/// Turns a parsed scenario document into a ``Scenario``, checking every name and
+/// value against ``ScenarioVocabulary`` and reporting the first problem where it was
+/// written.
+struct ScenarioReader {
+    typealias Words = ScenarioVocabulary
+    let locations: SourceLocations
+    /// Accepts calls on undeclared names (steps generated one at a time).
+    var lenientNames = false
+    private var clients: Set<String> = []
+    private var wires: Set<String> = []
+
+    init(locations: SourceLocations) {
+        self.locations = locations
+    }
+
+    private func fail(_ message: String, _ path: [String]) -> ScenarioError {
+        ScenarioError(message, at: locations.nearest(path))
+    }
+
+    mutating func scenario(_ root: JSONValue, path file: String) throws(ScenarioError) -> Scenario {
+        guard let object = root.objectValue else { throw fail("the top level must be a mapping of id, title, source, steps", []) }
+        for key in object.keys where !Words.topLevelKeys.contains(key) {
+            throw fail("unknown top-level key '\(key)'" + Suggestion.hint(for: key, among: Words.topLevelKeys), [key])
+        }
+        func text(_ key: String, required: Bool, why: String = "") throws(ScenarioError) -> String? {
+            guard let value = object[key] else {
+                if required { throw fail("'\(key)' is required\(why)", []) }
+                return nil
+            }
+            guard let string = value.stringValue, !string.isEmpty else { throw fail("'\(key)' must be a non-empty string", [key]) }
+            return string
+        }
+        let id = try text("id", required: true, why: " (area/topic/case)")!
+        let title = try text("title", required: true)!
+        let source = try text("source", required: true, why: ": name the seed document and section the scenario checks")!
+        let profile = try text("profile", required: false) ?? "cometchat-ios"
+        let skip = try text("skip", required: false)
+        var seed: Int64 = 1
+        if let value = object["seed"] {
+            guard let number = value.intValue else { throw fail("'seed' must be an integer", ["seed"]) }
+            seed = number
+        }
+        if let app = object["app"], app.objectValue == nil { throw fail("'app' must be a mapping of app settings", ["app"]) }
+        guard let rawSteps = object["steps"] else { throw fail("'steps' is required", []) }
+        guard let list = rawSteps.arrayValue, !list.isEmpty else { throw fail("'steps' must be a non-empty list", ["steps"]) }
+        var steps: [Step] = []
+        for (index, raw) in list.enumerated() {
+            steps.append(Step(number: index + 1, action: try step(raw, path: ["steps", String(index)]),
+                              text: raw.description))
+        }
+        return Scenario(id: id, title: title, source: source, profile: profile, app: object["app"],
+                        seed: UInt64(bitPattern: seed), skip: skip, steps: steps, path: file)
+    }
+
+    mutating func step(_ raw: JSONValue, path: [String]) throws(ScenarioError) -> StepAction {
+        guard let object = raw.objectValue else { throw fail("a step must be a mapping such as `a.login: alice`", path) }
+        let actions = object.keys.filter { Words.modifiers[$0] == nil }
+        guard let key = actions.first, let value = object[key] else {
+            throw fail("a step needs an action: \(Words.actions.joined(separator: ", ")) or name.method", path)
+        }
+        guard actions.count == 1 else {
+            throw fail("one action per step; '\(actions[1])' needs a step of its own", path + [actions[1]])
+        }
+        let keyPath = path + [key]
+        switch key {
+        case "client", "wire":
+            guard let name = value.stringValue, !name.isEmpty else { throw fail("'\(key)' takes a name", keyPath) }
+            guard !clients.contains(name), !wires.contains(name), name != "server" else {
+                throw fail("'\(name)' is already declared", keyPath)
+            }
+            try allowModifiers(key == "client" ? ["profile", "device", "platform"] : [], object, path)
+            if key == "wire" {
+                wires.insert(name)
+                return .wire(name: name)
+            }
+            clients.insert(name)
+            var platform: Platform?
+            if let raw = object["platform"] {
+                guard let parsed = raw.stringValue.flatMap(Platform.init(rawValue:)) else {
+                    throw fail("platform is mobile, desktop or web", path + ["platform"])
+                }
+                platform = parsed
+            }
+            for field in ["profile", "device"] where object[field] != nil && object[field]?.stringValue == nil {
+                throw fail("'\(field)' must be a string", path + [field])
+            }
+            return .client(name: name, profile: object["profile"]?.stringValue, device: object["device"]?.stringValue,
+                           platform: platform)
+        case "advance":
+            try allowModifiers([], object, path)
+            do throws(ScenarioError) {
+                return .advance(milliseconds: try ScenarioLoader.duration(value))
+            } catch {
+                throw fail(error.message, keyPath)
+            }
+        case "expect", "expect_not":
+            try allowModifiers([], object, path)
+            guard let assertions = value.objectValue, !assertions.isEmpty else {
+                throw fail("'\(key)' takes a mapping of subject.property: value", keyPath)
+            }
+            var expectations: [Expectation] = []
+            for (name, expected) in assertions {
+                expectations.append(try expectation(name, expected, path: keyPath + [name]))
+            }
+            return .expect(expectations, negated: key == "expect_not")
+        default:
+            guard let dot = key.firstIndex(of: ".") else {
+                throw fail("unknown step '\(key)'" + Suggestion.hint(for: key, among: Words.actions), keyPath)
+            }
+            let subject = String(key[..<dot]), method = String(key[key.index(after: dot)...])
+            if subject == "server" {
+                try allowModifiers(["expect_status"], object, path)
+                return try controlStep(method, value, object, path: keyPath)
+            }
+            try allowModifiers(wires.contains(subject) ? [] : ["expect_error"], object, path)
+            if let code = object["expect_error"], code.stringValue == nil {
+                throw fail("expect_error takes an error code", path + ["expect_error"])
+            }
+            try checkCall(subject, method, value, path: keyPath)
+            return .call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue)
+        }
+    }
+
+    private func allowModifiers(_ allowed: Set<String>, _ object: JSONObject, _ path: [String]) throws(ScenarioError) {
+        for key in object.keys {
+            if let belongs = Words.modifiers[key], !allowed.contains(key) {
+                throw fail("'\(key)' goes with \(belongs) step", path + [key])
+            }
+        }
+    }
+
+    private func checkCall(_ subject: String, _ method: String, _ arguments: JSONValue, path: [String]) throws(ScenarioError) {
+        if wires.contains(subject) {
+            guard Words.wireMethods.contains(method) else {
+                throw fail("unknown wire method '\(method)'" + Suggestion.hint(for: method, among: Words.wireMethods), path)
+            }
+            return
+        }
+        guard clients.contains(subject) || lenientNames else {
+            throw fail("no client or wire named '\(subject)'" + hintForName(subject), path)
+        }
+        // A step on its own cannot tell a client from a wire client: any known method goes.
+        if lenientNames, !clients.contains(subject) {
+            let known = Words.clientMethods + Words.wireMethods
+            guard known.contains(method) else {
+                throw fail("unknown method '\(method)'" + Suggestion.hint(for: method, among: known), path)
+            }
+            return
+        }
+        guard Words.clientMethods.contains(method) else {
+            throw fail("unknown client method '\(method)'" + Suggestion.hint(for: method, among: Words.clientMethods), path)
+        }
+        do throws(ScenarioError) {
+            _ = try CommandBuilder.command(method, arguments, device: .init(deviceId: "check", platform: .mobile))
+        } catch {
+            throw fail("\(method): \(error.message)", path)
+        }
+    }
+
+    private func hintForName(_ name: String) -> String {
+        let declared = (clients.union(wires)).sorted()
+        if let best = Suggestion.closest(to: name, among: declared) { return " (did you mean '\(best)'?)" }
+        return declared.isEmpty ? " (declare it first with `client: \(name)`)"
+            : " (declared: \(declared.joined(separator: ", ")); declare it with `client: \(name)`)"
+    }
+
+    /// `server.fault: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
+    /// `server.control: {method, path, body}`.
+    private func controlStep(_ name: String, _ value: JSONValue, _ object: JSONObject,
+                             path: [String]) throws(ScenarioError) -> StepAction {
+        var status = 200
+        if let raw = object["expect_status"] {
+            guard let code = raw.intValue else { throw fail("expect_status takes an HTTP status", path.dropLast() + ["expect_status"]) }
+            status = Int(code)
+        }
+        switch name {
+        case "fault": return .control(method: "POST", path: "/control/faults", body: value, expectStatus: status)
+        case "clearFaults": return .control(method: "DELETE", path: "/control/faults", body: .null, expectStatus: status)
+        case "reset": return .control(method: "POST", path: "/control/reset", body: .null, expectStatus: status)
+        case "app":
+            guard value.objectValue != nil else { throw fail("server.app takes a mapping of app settings", path) }
+            return .control(method: "POST", path: "/control/fixtures", body: ["app": value], expectStatus: status)
+        case "control":
+            guard let method = value["method"]?.stringValue, let target = value["path"]?.stringValue else {
+                throw fail("server.control needs 'method' and 'path'", path)
+            }
+            return .control(method: method, path: target, body: value["body"] ?? .null, expectStatus: status)
+        default:
+            throw fail("unknown server step '\(name)'" + Suggestion.hint(for: name, among: Words.serverSteps), path)
+        }
+    }
+
+    // MARK: Expectations
+
+    private func expectation(_ name: String, _ expected: JSONValue, path: [String]) throws(ScenarioError) -> Expectation {
+        guard let dot = name.firstIndex(of: "."), dot != name.startIndex else {
+            throw fail("'\(name)' must be subject.property (e.g. a.status, server.online)", path)
+        }
+        let subject = String(name[..<dot]), property = String(name[name.index(after: dot)...])
+        let known: [String]
+        let kind: String
+        if subject == "server" {
+            (known, kind) = (Words.serverProperties, "server")
+        } else if wires.contains(subject) {
+            (known, kind) = (Words.wireProperties, "wire")
+        } else if clients.contains(subject) {
+            (known, kind) = (Words.clientProperties, "client")
+        } else if lenientNames {
+            let kind = Words.wireProperties.contains(property) ? "wire" : "client"
+            let known = kind == "wire" ? Words.wireProperties : Words.clientProperties
+            guard known.contains(property) else {
+                throw fail("unknown property '\(property)'" + Suggestion.hint(for: property, among: known), path)
+            }
+            try checkValue(kind, property, expected, path: path)
+            return Expectation(subject: subject, target: Self.target(kind, property)!, value: expected)
+        } else {
+            throw fail("no client or wire named '\(subject)'" + hintForName(subject), path)
+        }
+        guard known.contains(property) else {
+            throw fail("unknown \(kind) property '\(property)'" + Suggestion.hint(for: property, among: known), path)
+        }
+        try checkValue(kind, property, expected, path: path)
+        return Expectation(subject: subject, target: Self.target(kind, property)!, value: expected)
+    }
+
+    /// The typed target of a known property of a `client`, `wire` or `server` subject.
+    static func target(_ kind: String, _ property: String) -> Expectation.Target? {
+        switch kind {
+        case "server": Expectation.ServerProperty(rawValue: property).map(Expectation.Target.server)
+        case "wire": Expectation.WireProperty(rawValue: property).map(Expectation.Target.wire)
+        default: Expectation.ClientProperty(rawValue: property).map(Expectation.Target.client)
+        }
+    }
+
+    /// Checks the shape of an expected value: pattern keys, paths, matchers, durations.
+    private func checkValue(_ kind: String, _ property: String, _ expected: JSONValue, path: [String]) throws(ScenarioError) {
+        switch (kind, property) {
+        case ("client", "received"):
+            try patterns(expected, path: path) { key in
+                Words.receivedKeys.contains(key) || ValuePath(key)?.head.map(Words.userFields.contains) == true
+            } known: { Words.receivedKeys + Words.userFields }
+        case ("client", "result"):
+            guard expected.objectValue != nil else { throw fail("result takes a mapping of path: value", path) }
+            try patterns(expected, path: path) { key in ValuePath(key)?.head.map(Words.resultKeys.contains) == true }
+                known: { Words.resultKeys }
+        case ("client", "connectAttempts"):
+            if let object = expected.objectValue {
+                for key in object.keys where !Words.connectAttemptKeys.contains(key) {
+                    throw fail("unknown key '\(key)'" + Suggestion.hint(for: key, among: Words.connectAttemptKeys), path + [key])
+                }
+            } else if expected.arrayValue == nil {
+                throw fail("connectAttempts takes a list of times or {at: [...]}", path)
+            }
+        case ("client", "connectionEvents"):
+            if expected.arrayValue?.allSatisfy({ $0.stringValue != nil }) != true && !ValueMatcher.isMatcher(expected) {
+                throw fail("connectionEvents takes a list of event names", path)
+            }
+        case ("wire", "frames"):
+            try patterns(expected, path: path) { key in ["count", "at", "tolerance"].contains(key) || ValuePath(key) != nil }
+                known: { ["count", "at", "tolerance"] }
+        case ("server", "closed"), ("server", "sent"), ("server", "received"):
+            let keys = Words.serverCheckKeys[property] ?? []
+            try patterns(expected, path: path) { key in
+                keys.contains(key) || (key.hasPrefix("frame.") && ValuePath(String(key.dropFirst(6))) != nil)
+            } known: { keys + ["frame.<path>"] }
+            for pattern in expected.arrayValue ?? [expected] {
+                if let by = pattern["by"], !ValueMatcher.isMatcher(by), !["server", "client", "drop"].contains(by.stringValue ?? "") {
+                    throw fail("by is server, client or drop", path)
+                }
+            }
+        case ("server", "connections"):
+            if let object = expected.objectValue, !ValueMatcher.isMatcher(expected) {
+                for key in object.keys where !Words.connectionsKeys.contains(key) {
+                    throw fail("unknown key '\(key)'" + Suggestion.hint(for: key, among: Words.connectionsKeys), path + [key])
+                }
+            }
+        default:
+            try checkMatchers(expected, path: path)
+        }
+    }
+
+    /// A mapping (or list of mappings) whose keys must satisfy `accepts`.
+    private func patterns(_ expected: JSONValue, path: [String], accepts: (String) -> Bool,
+                          known: () -> [String]) throws(ScenarioError) {
+        let list = expected.arrayValue ?? [expected]
+        for (index, pattern) in list.enumerated() {
+            let at = expected.arrayValue == nil ? path : path + [String(index)]
+            guard let fields = pattern.objectValue else { throw fail("expected a mapping of field: value", at) }
+            for (key, value) in fields {
+                guard accepts(key) else {
+                    let head = ValuePath(key)?.head ?? key
+                    throw fail("unknown field '\(key)'" + Suggestion.hint(for: head, among: known()), at + [key])
+                }
+                if key == "at" || key == "tolerance" {
+                    do throws(ScenarioError) { _ = try ScenarioLoader.duration(value) } catch { throw fail(error.message, at + [key]) }
+                }
+                if key == "count", value.intValue == nil, !ValueMatcher.isMatcher(value) {
+                    throw fail("count takes an integer", at + [key])
+                }
+                try checkMatchers(value, path: at + [key])
+            }
+        }
+    }
+
+    /// Matcher mappings must be well formed; a one-key mapping that looks like a
+    /// misspelt matcher (`gte`, `contain`) is an error rather than a literal.
+    private func checkMatchers(_ expected: JSONValue, path: [String]) throws(ScenarioError) {
+        if let problem = ValueMatcher.problems(expected).first { throw fail(problem, path) }
+        guard let object = expected.objectValue, object.count == 1, let key = object.keys.first,
+              !ValueMatcher.names.contains(key) else { return }
+        let aliases = ["gte": "ge", "lte": "le", "regex": "matches", "match": "matches", "contain": "contains",
+                       "includes": "contains", "missing": "absent"]
+        if let meant = aliases[key] ?? (key.count >= 4 ? Suggestion.closest(to: key, among: ValueMatcher.names) : nil),
+           Suggestion.distance(key, meant) <= 2 || aliases[key] != nil {
+            throw fail("unknown matcher '\(key)' (did you mean '\(meant)'?)", path + [key])
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import ConformanceHarness
+import Foundation
+import ProtocolFuzzer
+
+extension FuzzCommand {
+    /// `mockchat fuzz --sdk COMMAND` / `--sdk-listen HOST:PORT`.
+    func runSDK(seed: UInt64) throws {
+        guard sdk == nil || sdkListen == nil else { throw ValidationError("give --sdk or --sdk-listen, not both") }
+        guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
+        signal(SIGPIPE, SIG_IGN)
+        let progress = ProgressLine()
+        var options = SDKFuzzer.Options()
+        options.seed = seed
+        options.steps = steps ?? (seconds == nil ? 2_000 : Int.max)
+        options.seconds = seconds
+        options.historyLength = max(1, historyLength ?? 40)
+        options.outputFolder = out
+        options.stopAtFirst = stopAtFirst
+        options.maxReports = max(0, maxFindings)
+        options.baseline = baseline.map { .command($0) }
+        if let jobs { options.jobs = max(1, jobs) }
+        options.runner.driverTimeout = driverTimeout
+        options.runner.wallClock = wallClock
+        do {
+            options.runner.tolerance = Double(try ScenarioLoader.duration(Double(tolerance).map { .double($0) } ?? .string(tolerance))) / 1000
+        } catch {
+            throw ValidationError("--tolerance: \(error)")
+        }
+        if let sdk {
+            options.runner.driver = .command(sdk)
+            options.commandLine = "mockchat fuzz --sdk '\(sdk)'"
+        }
+        if let sdkListen {
+            let listener = try DriverListener(address: try DriverCommand.address(sdkListen))
+            progress.note("waiting for a driver at ws://\(listener.address)")
+            options.runner.driver = .listener(listener)
+            options.commandLine = "mockchat fuzz --sdk-listen \(sdkListen)"
+        }
+        if let baseline { options.commandLine += " --baseline '\(baseline)'" }
+        options.commandLine += " --steps \(options.steps == Int.max ? 0 : options.steps) --history-length \(options.historyLength)"
+        let fuzzer: SDKFuzzer
+        do {
+            fuzzer = try SDKFuzzer(options: options)
+        } catch {
+            throw ValidationError("the driver cannot be used: \(error.description)")
+        }
+        progress.note("mockchat fuzz: sdk \(fuzzer.capabilities.sdkName) \(fuzzer.capabilities.sdkVersion), seed \(seed)")
+        let report = fuzzer.run { snapshot in
+            let rate = Double(snapshot.steps) / max(snapshot.elapsedSeconds, 0.001)
+            let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
+            progress.update(String(format: "sdk: %d%@ steps, %d histories, %.0f steps/s, %d differences%@",
+                                   snapshot.steps, target, snapshot.histories, rate, snapshot.differences,
+                                   snapshot.shrinking ? " (shrinking)" : ""))
+        }
+        progress.finish()
+        let failed = report.differences > 0 || report.flaky > 0 || report.badDriverRuns > 0 || report.crashes > 0
+        var lines = FuzzSummary.sdk(report)
+        lines.append(String(format: "fuzz: %@, %.1f s wall time, seed %llu", failed ? "FAILED" : "passed",
+                            report.wallSeconds, seed))
+        print(lines.joined(separator: "\n"))
+        if let json {
+            try FuzzSummary.sdkJSON(report).description.write(toFile: json, atomically: true, encoding: .utf8)
+        }
+        if failed { throw ExitCode(1) }
+    }
+}

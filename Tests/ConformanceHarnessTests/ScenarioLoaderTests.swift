@@ -1,0 +1,81 @@
+import ConformanceHarness
+import Foundation
+import Testing
+
+/// Load-time checks: every problem names file:line:column and, for a misspelt name,
+/// the name that was probably meant.
+@Suite struct ScenarioLoaderTests {
+    static let head = """
+        id: harness/loader
+        title: Loader check
+        source: "000_b8b030ded7652e86.txt, Auto Mode"
+
+        """
+
+    func problem(_ body: String, file: String = "case.yaml") -> String {
+        do {
+            _ = try ScenarioLoader.load(Self.head + body, path: file)
+            return "loaded"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func unknownTopLevelKeyIsNamedWithASuggestion() {
+        #expect(problem("timout: 3\nsteps:\n  - client: a\n")
+                == "case.yaml:4:1: unknown top-level key 'timout' (known: id, title, source, profile, app, seed, skip, steps)")
+        #expect(problem("step:\n  - client: a\n") == "case.yaml:4:1: unknown top-level key 'step' (did you mean 'steps'?)")
+    }
+
+    @Test func sourceIsRequired() {
+        let text = "id: a/b\ntitle: t\nsteps:\n  - client: a\n"
+        #expect(throws: ScenarioError.self) { try ScenarioLoader.load(text) }
+        do { _ = try ScenarioLoader.load(text) } catch { #expect(error.message.contains("'source' is required")) }
+    }
+
+    @Test func wrongTypesAreErrors() {
+        #expect(problem("seed: many\nsteps:\n  - client: a\n") == "case.yaml:4:1: 'seed' must be an integer")
+        #expect(problem("steps:\n  - client: a\n  - advance: soon\n").hasPrefix("case.yaml:6:5: cannot read duration 'soon'"))
+        #expect(problem("steps:\n  - client: a\n  - a.network: sideways\n") == "case.yaml:6:5: network: network takes up, down or weak")
+    }
+
+    @Test func unknownStepsMethodsAndPropertiesSuggestTheKnownName() {
+        #expect(problem("steps:\n  - client: a\n  - expct: { a.status: connected }\n")
+                == "case.yaml:6:5: unknown step 'expct' (did you mean 'expect'?)")
+        #expect(problem("steps:\n  - client: a\n  - expect: { a.stauts: connected }\n")
+                == "case.yaml:6:15: unknown client property 'stauts' (did you mean 'status'?)")
+        #expect(problem("steps:\n  - client: alice\n  - alcie.login: alice\n")
+                == "case.yaml:6:5: no client or wire named 'alcie' (did you mean 'alice'?)")
+        #expect(problem("steps:\n  - server.falt: {}\n") == "case.yaml:5:5: unknown server step 'falt' (did you mean 'fault'?)")
+        #expect(problem("steps:\n  - wire: w\n  - w.snd: {}\n") == "case.yaml:6:5: unknown wire method 'snd' (did you mean 'send'?)")
+    }
+
+    @Test func patternFieldsAndMatchersAreChecked() {
+        #expect(problem("steps:\n  - client: a\n  - expect:\n      server.closed: { bye: server }\n")
+                == "case.yaml:7:24: unknown field 'bye' (did you mean 'by'?)")
+        #expect(problem("steps:\n  - client: a\n  - expect:\n      a.result:\n        users[0].uid: { gte: 1 }\n")
+                == "case.yaml:8:25: unknown matcher 'gte' (did you mean 'ge'?)")
+        #expect(problem("steps:\n  - client: a\n  - expect:\n      a.result:\n        usrs[0].uid: bob\n")
+                == "case.yaml:8:9: unknown field 'usrs[0].uid' (did you mean 'users'?)")
+        #expect(problem("steps:\n  - client: a\n  - expect:\n      a.result: { description: { matches: \"(\" } }\n")
+                .contains("not a valid regular expression"))
+        #expect(problem("steps:\n  - client: a\n  - expect:\n      server.closed: { by: nobody }\n")
+                .contains("by is server, client or drop"))
+    }
+
+    @Test func modifiersMustSitWithTheirAction() {
+        #expect(problem("steps:\n  - client: a\n  - advance: 1s\n    expect_error: ERR_X\n")
+                == "case.yaml:7:5: 'expect_error' goes with a client call step")
+    }
+
+    @Test func yamlSyntaxErrorsHaveALocation() {
+        let text = problem("steps:\n  - client: a\n  - expect: { a.status: connected\n")
+        #expect(text.hasPrefix("case.yaml:"))
+        #expect(text.contains("not valid YAML"))
+    }
+
+    @Test func theWholeCatalogueLoadsUnderTheChecks() throws {
+        let scenarios = try ScenarioLoader.loadAll(paths: [Package.path("Fixtures/scenarios")])
+        #expect(scenarios.count >= 130)
+    }
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Checks a report screenshot (PNG, read with the standard library only): it has the
+expected size, is not blank, and shows the failing step's highlight colour (#fdd)."""
+import struct
+import sys
+import zlib
+
+HIGHLIGHT = (0xFF, 0xDD, 0xDD)
+
+
+def read_png(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
+    offset, chunks, header = 8, [], None
+    while offset < len(data):
+        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        body = data[offset + 8:offset + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks.append(body)
+        offset += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and colour in (2, 6) and interlace == 0, f"unsupported PNG format {header}"
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * channels
+    rows, previous, position = [], bytearray(stride), 0
+    for _ in range(height):
+        kind = raw[position]
+        line = bytearray(raw[position + 1:position + 1 + stride])
+        position += 1 + stride
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                predictor = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)
+                line[i] = (line[i] + predictor) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    return width, height, channels, rows
+
+
+def main(path):
+    width, height, channels, rows = read_png(path)
+    colours, highlight = set(), 0
+    for row in rows:
+        for x in range(0, len(row), channels):
+            pixel = tuple(row[x:x + 3])
+            colours.add(pixel)
+            if pixel == HIGHLIGHT:
+                highlight += 1
+    print(f"{path}: {width}x{height}, {len(colours)} colours, {highlight} highlight pixels")
+    problems = []
+    if (width, height) != (1400, 1400):
+        problems.append(f"size {width}x{height}, expected 1400x1400")
+    if len(colours) < 8:
+        problems.append("the page looks blank")
+    if highlight < 500:
+        problems.append("no failing-step highlight visible")
+    for problem in problems:
+        print("screenshot check failed:", problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
