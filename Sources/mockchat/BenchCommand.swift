@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
             for the server's CPU time per message and its memory. docs/BENCHMARKS.md
             explains the method and the comparison script.
             """,
-        subcommands: [BenchPing.self, BenchIdle.self, BenchPresence.self, BenchStartup.self])
+        subcommands: [BenchPing.self, BenchIdle.self, BenchPresence.self, BenchReconnect.self, BenchStartup.self])
 }
 
 /// Options every bench mode takes.
@@ -140,6 +140,9 @@ struct BenchIdle: ParsableCommand {
     @Option(help: "Comma-separated users the connections log in as, in turn (desktop devices).")
     var uids = "alice,bob,carol,dave,erin,frank,grace,heidi,ivan,judy,mallory,peggy,trent"
 
+    @Option(help: "Log in as user-0 … user-N-1 in turn instead of --uids (the users of `mockchat fixtures generate --users N`).")
+    var users = 0
+
     @Option(help: "Connections connecting at once.")
     var connectConcurrency = 256
 
@@ -156,6 +159,7 @@ struct BenchIdle: ParsableCommand {
         var options = IdleBench.Options()
         options.worker.connections = connections
         options.worker.uids = uids.split(separator: ",").map { String($0) }
+        options.worker.users = max(0, users)
         options.worker.connectConcurrency = connectConcurrency
         options.worker.keepalive = keepalive
         options.worker.firstIndex = firstIndex
@@ -229,6 +233,35 @@ struct BenchPresence: ParsableCommand {
         options.duration = duration
         options.loadFixtures = loadFixtures
         try common.run { loop, target in PresenceBench(loop: loop, target: target, options: options).run() }
+    }
+}
+
+struct BenchReconnect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reconnect",
+        abstract: "Mass reconnect: N users subscribed to all connect at once; every presence event counted, time to converge, peak RSS.")
+
+    @OptionGroup var common: BenchCommonOptions
+
+    @Option(help: "Users, one connection each (presence all).")
+    var users = 5_000
+
+    @Option(help: "Connections connecting at once (default: all).")
+    var connectConcurrency: Int?
+
+    @Option(help: "Seconds before the run gives up.")
+    var timeout: Double = 600
+
+    @Flag(inversion: .prefixedNo, help: "Load the run's own users with POST /control/fixtures first.")
+    var loadFixtures = true
+
+    func run() throws {
+        var options = ReconnectBench.Options()
+        options.users = max(1, users)
+        options.connectConcurrency = connectConcurrency.map { max(1, $0) }
+        options.timeout = min(max(1, timeout), 3600)
+        options.loadFixtures = loadFixtures
+        try common.run { loop, target in ReconnectBench(loop: loop, target: target, options: options).run() }
     }
 }
 

@@ -16,7 +16,7 @@ struct MockChatCommand: ParsableCommand {
             ws://127.0.0.1:8080/v1/ws (docs/PROTOCOL.md describes every message).
             """,
         subcommands: [ServeCommand.self, TestCommand.self, ScenariosCommand.self, DriverCommand.self, BenchCommand.self,
-                      FuzzCommand.self])
+                      FuzzCommand.self, FixturesCommand.self])
 
     static func main() {
         // `serve` ends on SIGINT/SIGTERM through its watcher; one that arrives before the

@@ -205,6 +205,26 @@ private func c(_ number: Int) -> ConnectionID { ConnectionID(number) }
         }
     }
 
+    @Test func mixedSubscriptionsGetOneEventInOrderOfArrivalAndStopAtClose() throws {
+        let h = try EngineHarness()
+        h.online(1, "carol", presence: .roles(["admin"]))  // alice is an admin
+        h.online(2, "bob", presence: .friends)  // bob and alice are friends
+        h.online(3, "erin", presence: .allUsers)
+        h.online(4, "dave", presence: .friends)  // alice lists dave
+        h.online(5, "grace", presence: .roles(["admin", "admin"]))  // a role named twice
+        h.open(6)
+        let first = h.login(6, "alice", device: "a", presence: .none)
+        #expect(first.actions == [h.loginReply(6, "alice", id: first.id),
+                                  .send([c(1), c(2), c(3), c(4), c(5)], .userOnline(h.presenceUser("alice")))])
+        _ = h.engine.closed(c(6), now: h.now)
+        _ = h.engine.closed(c(2), now: h.now)
+        _ = h.engine.closed(c(5), now: h.now)
+        h.open(7)
+        let second = h.login(7, "alice", device: "a", presence: .none)
+        #expect(second.actions == [h.loginReply(7, "alice", id: second.id),
+                                   .send([c(1), c(3), c(4)], .userOnline(h.presenceUser("alice")))])
+    }
+
     @Test func subscriptionNoneSeesNothing() throws {
         let h = try EngineHarness()
         h.online(1, "alice", presence: .none)

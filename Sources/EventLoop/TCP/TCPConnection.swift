@@ -67,7 +67,10 @@ public final class TCPConnection: HandleOwner {
 
     /// When true, what is written during one turn of the loop goes to the kernel in one
     /// piece at the end of the turn (see `WriteCoalescer`), or as soon as 64 KiB have
-    /// gathered. Closing writes what is pending first. Off by default.
+    /// gathered. What is written while `onRead` runs (the replies to what was read)
+    /// leaves when `onRead` returns: one write per read, however many requests it held,
+    /// and no reply waits for the rest of the turn. Closing writes what is pending
+    /// first. Off by default.
     public var coalescesWrites = false
     private var pendingOutput: [UInt8] = []
     private var isWaitingForFlush = false
@@ -130,12 +133,6 @@ public final class TCPConnection: HandleOwner {
             loop.coalescer.enqueue(self)
         }
         if pendingOutput.count >= Self.coalesceLimit { flushPendingOutput() }
-    }
-
-    /// Hands what is pending to the kernel now instead of at the end of the turn: for a
-    /// reply that should not wait for the rest of the turn's work.
-    public func writePending() {
-        flushPendingOutput()
     }
 
     /// Hands what is pending to the kernel (called at the end of the loop turn).
@@ -273,6 +270,7 @@ public final class TCPConnection: HandleOwner {
         if count > 0, let base = buffer?.pointee.base {
             loop.traffic.read(count, by: self)
             onRead?(UnsafeRawBufferPointer(start: base, count: count))
+            if isWaitingForFlush { flushPendingOutput() }
         } else if count < 0 {
             pauseReading()
             loop.traffic.observedEndOfStream(self)

@@ -30,6 +30,22 @@ public struct ProcessProbe: Sendable {
         return Self.cpuSeconds(fromStat: stat, ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
+    /// Write system calls made and bytes written so far (`syscw`, `wchar` of
+    /// `/proc/PID/io`; sockets included).
+    public func writes() -> (calls: Int, bytes: Int)? {
+        guard let io = Self.read("/proc/\(pid)/io") else { return nil }
+        var calls: Int?
+        var bytes: Int?
+        for line in io.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2 else { continue }
+            if fields[0] == "syscw:" { calls = Int(fields[1]) }
+            if fields[0] == "wchar:" { bytes = Int(fields[1]) }
+        }
+        guard let calls, let bytes else { return nil }
+        return (calls, bytes)
+    }
+
     /// Open file descriptors.
     public func openFileCount() -> Int? {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count

@@ -11,6 +11,10 @@ public final class IdleWorker {
         /// Numbers the connections (device ids) so several workers never collide.
         public var firstIndex = 0
         public var uids = ["alice"]
+        /// When above 0, connection i logs in as `user-(i mod users)` instead, the names
+        /// `mockchat fixtures generate --users N` gives (one user per connection when
+        /// `users` is at least the number of connections).
+        public var users = 0
         public var connectConcurrency = 256
         public var keepalive: Double = 15
         public init() {}
@@ -42,10 +46,12 @@ public final class IdleWorker {
     /// Ramps up; `done` runs on the loop once every connection has logged in or failed.
     public func start(progress: ProgressLine, done: @escaping (Outcome) -> Void) {
         let uids = options.uids.isEmpty ? ["alice"] : options.uids
+        let users = options.users
         let first = options.firstIndex
         ramp = LoginRamp(loop: loop, target: target, count: options.connections,
                          concurrency: options.connectConcurrency, seed: 0x1D1E &+ UInt64(first)) { [target] index in
-            LoginFrame.bytes(uid: uids[(first + index) % uids.count], authKey: target.authKey,
+            LoginFrame.bytes(uid: users > 0 ? "user-\((first + index) % users)" : uids[(first + index) % uids.count],
+                             authKey: target.authKey,
                              deviceId: "bench-idle-\(first + index)", presence: "none")
         }
         var lastShown = MonotonicTime.now()

@@ -35,7 +35,7 @@ final class IdleWorkerPool {
             var arguments = ["bench", "idle", "--worker", "--server", target.address.description,
                              "--connections", String(share), "--first-index", String(first),
                              "--keepalive", String(options.worker.keepalive), "--auth-key", target.authKey,
-                             "--uids", options.worker.uids.joined(separator: ","),
+                             "--uids", options.worker.uids.joined(separator: ","), "--users", String(options.worker.users),
                              "--connect-concurrency", String(options.worker.connectConcurrency), "--no-progress"]
             if !target.sourceHosts.isEmpty {
                 // Each worker starts on a different source address.

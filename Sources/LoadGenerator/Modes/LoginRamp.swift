@@ -21,6 +21,8 @@ final class LoginRamp {
     private(set) var startedAt: UInt64 = 0
     private(set) var finishedAt: UInt64 = 0
     private var onDone: (() -> Void)?
+    /// Gets every text frame other than the login reply, before and after the login.
+    var onOtherText: ((BenchSocket, UnsafeRawBufferPointer) -> Void)?
     private var finished = false
 
     init(loop: EventLoop, target: BenchTarget, count: Int, concurrency: Int, seed: UInt64,
@@ -66,7 +68,7 @@ final class LoginRamp {
                     switch ServerFrameKind(payload) {
                     case .reply(id: 1, ok: true): resolve(socket, ok: true, reason: nil)
                     case .reply(id: 1, ok: false): resolve(socket, ok: false, reason: "login refused")
-                    default: break
+                    default: onOtherText?(socket, payload)
                     }
                 }
                 socket.onClosed = { [unowned self, unowned socket] in
@@ -79,7 +81,7 @@ final class LoginRamp {
 
     private func resolve(_ socket: BenchSocket, ok: Bool, reason: String?) {
         guard !finished else { return }
-        socket.onText = nil
+        socket.onText = onOtherText.map { handler in { [unowned socket] payload in handler(socket, payload) } }
         socket.onClosed = nil
         inFlight -= 1
         if ok {

@@ -31,13 +31,28 @@ public struct PresenceEngine: Sendable {
     public private(set) var directory: UserDirectory
     public private(set) var settings: AppSettings
     private var sessions: [ConnectionID: SessionInfo] = [:]
-    /// Logged-in connections per uid, oldest first.
-    private var connectionsByUser: [String: [ConnectionID]] = [:]
+    /// Logged-in connections per uid, indexed for the device policy.
+    private var connectionsByUser: [String: UserConnections] = [:]
+    /// Logged-in connections by what they subscribed to: the candidates for a
+    /// presence event, without a scan of every session.
+    private var allSubscribers = ConnectionSet()
+    private var roleSubscribers: [String: ConnectionSet] = [:]
+    /// Keyed by the viewer's uid.
+    private var friendSubscribers: [String: ConnectionSet] = [:]
     private var lastActiveAt: [String: Double] = [:]
     /// When the users were loaded: the `lastActiveAt` of users whose record has none.
     private var loadedAt: Double
     /// Cluster mode only (PresenceEngine+Cluster.swift): the devices of every node.
     var cluster: ClusterView?
+
+    /// One user's logged-in connections.
+    private struct UserConnections {
+        var count = 0
+        /// At most one connection per device: a second login from it displaces the first.
+        var byDevice: [String: ConnectionID] = [:]
+        /// Mobile connections, oldest first (at most `mobileDevicesPerUser`).
+        var mobiles: [ConnectionID] = []
+    }
 
     /// `now` is when the users count as loaded (see ``UserRecord/lastActiveAt``).
     public init(directory: UserDirectory, settings: AppSettings, now: Instant = Instant(seconds: 0)) {
@@ -48,13 +63,13 @@ public struct PresenceEngine: Sendable {
 
     // MARK: Queries
 
-    /// Every open connection, in order of arrival.
+    /// Every open connection, in order of arrival. O(n log n) in open connections.
     public var connections: [SessionInfo] { sessions.keys.sorted().compactMap { sessions[$0] } }
 
     /// One connection.
     public func session(_ id: ConnectionID) -> SessionInfo? { sessions[id] }
 
-    /// Users with at least one logged-in connection, sorted.
+    /// Users with at least one logged-in connection, sorted. O(u log u) in online users.
     public var onlineUsers: [String] {
         guard let cluster else { return connectionsByUser.keys.sorted() }
         return Set(connectionsByUser.keys).union(cluster.devices.keys).sorted()
@@ -75,20 +90,26 @@ public struct PresenceEngine: Sendable {
 
     // MARK: Inputs
 
-    /// A WebSocket connection completed its handshake.
+    /// A WebSocket connection completed its handshake. O(1).
     public mutating func opened(_ id: ConnectionID, now: Instant) -> [EngineAction] {
         let session = SessionInfo(id: id, stage: .awaitingLogin, subscription: .none, openedAt: now, lastInboundAt: now)
         sessions[id] = session
         return [.scheduleHeartbeat(id, at: nextCheck(session))]
     }
 
-    /// Any frame arrived (data, ping or pong): the connection is alive, and so is its user.
+    /// Any frame arrived (data, ping or pong): the connection is alive, and so is its user. O(1).
     public mutating func activity(_ id: ConnectionID, now: Instant) {
         sessions[id]?.lastInboundAt = now
         if let uid = sessions[id]?.uid { lastActiveAt[uid] = now.seconds }
     }
 
     /// A text frame was decoded (or refused) by ``RequestDecoder``.
+    ///
+    /// `ping` and `users.get` are O(1); `login` and `logout` are O(recipients) when
+    /// they change the user's presence (plus O(r log r) to merge the candidates when
+    /// friend or role subscribers are among them) and O(1) otherwise, whatever the
+    /// number of sessions, users or the user's devices; `users.list` is O(users) from
+    /// its cursor.
     public mutating func received(_ decoded: Result<RequestEnvelope, RequestRejection>, from id: ConnectionID,
                                   now: Instant) -> [EngineAction] {
         guard let session = sessions[id] else { return [] }
@@ -123,11 +144,13 @@ public struct PresenceEngine: Sendable {
     }
 
     /// The transport reports the connection gone (closed, reset, failed).
+    /// O(recipients) when the user goes offline, O(1) otherwise.
     public mutating func closed(_ id: ConnectionID, now: Instant) -> [EngineAction] {
         forget(id, now: now)
     }
 
     /// A heartbeat check scheduled with ``EngineAction/scheduleHeartbeat(_:at:)`` is due.
+    /// O(1), or O(recipients) when it ends the user's last connection.
     public mutating func heartbeatDue(_ id: ConnectionID, now: Instant) -> [EngineAction] {
         guard let session = sessions[id] else { return [] }
         if session.stage == .awaitingLogin, session.openedAt.advanced(by: settings.loginTimeoutMilliseconds) <= now {
@@ -145,13 +168,14 @@ public struct PresenceEngine: Sendable {
         return min(heartbeat, session.openedAt.advanced(by: settings.loginTimeoutMilliseconds))
     }
 
-    /// Closes a connection on request of the control API.
+    /// Closes a connection on request of the control API. Costs what ``closed(_:now:)`` does.
     public mutating func disconnect(_ id: ConnectionID, code: CloseCode, reason: String, now: Instant) -> [EngineAction] {
         guard sessions[id] != nil else { return [] }
         return end(id, code: code, reason: reason, now: now)
     }
 
     /// Replaces users and settings; every connection is closed with `code`.
+    /// O(sessions × recipients) at worst: every user goes offline.
     public mutating func load(directory: UserDirectory, settings: AppSettings, closing code: CloseCode,
                               now: Instant) -> [EngineAction] {
         var actions: [EngineAction] = []
@@ -187,14 +211,14 @@ public struct PresenceEngine: Sendable {
         guard record.deactivatedAt == 0 else { return refuse(.userDeactivated) }
 
         var actions: [EngineAction] = []
-        let others = connectionsByUser[uid] ?? []
-        let sameDevice = others.filter { sessions[$0]?.deviceId == login.deviceId }
+        let others = connectionsByUser[uid] ?? UserConnections()
+        let sameDevice = others.byDevice[login.deviceId].map { [$0] } ?? []
         var displaced = sameDevice
         // Cluster mode: devices of this user on other nodes count too.
         let remote = cluster?.remote(uid) ?? []
         var displacedRemote = remote.filter { $0.deviceId == login.deviceId }
         if login.platform == .mobile {
-            let mobiles = others.filter { sessions[$0]?.platform == .mobile && !sameDevice.contains($0) }
+            let mobiles = others.mobiles.filter { !sameDevice.contains($0) }
             let remoteMobiles = remote.filter { $0.platform == .mobile && $0.deviceId != login.deviceId }
             let excess = mobiles.count + remoteMobiles.count + 1 - settings.mobileDevicesPerUser
             if excess > 0 {
@@ -214,7 +238,7 @@ public struct PresenceEngine: Sendable {
         sessions[id]?.platform = login.platform
         sessions[id]?.subscription = login.presence
         sessions[id]?.loggedInAt = now
-        connectionsByUser[uid, default: []].append(id)
+        register(id, uid: uid, deviceId: login.deviceId, platform: login.platform, subscription: login.presence)
         lastActiveAt[uid] = now.seconds
         for old in displaced.sorted() {
             let reason = sessions[old]?.deviceId == login.deviceId
@@ -249,16 +273,19 @@ public struct PresenceEngine: Sendable {
     private mutating func forget(_ id: ConnectionID, now: Instant) -> [EngineAction] {
         guard let session = sessions.removeValue(forKey: id) else { return [] }
         guard session.stage == .loggedIn, let uid = session.uid, var remaining = connectionsByUser[uid] else { return [] }
-        remaining.removeAll { $0 == id }
+        unsubscribe(id, uid: uid, subscription: session.subscription)
+        remaining.count -= 1
+        if let deviceId = session.deviceId, remaining.byDevice[deviceId] == id { remaining.byDevice[deviceId] = nil }
+        if session.platform == .mobile { remaining.mobiles.removeAll { $0 == id } }
         if let cluster, let platform = session.platform {
-            connectionsByUser[uid] = remaining.isEmpty ? nil : remaining
+            connectionsByUser[uid] = remaining.count == 0 ? nil : remaining
             lastActiveAt[uid] = now.seconds
             let device = ClusterDevice(uid: uid, node: cluster.node, connection: id.description,
                                        deviceId: session.deviceId ?? "", platform: platform,
                                        since: session.loggedInAt?.seconds ?? now.seconds)
             return [.retractDevice(device, lastActiveAt: now.seconds)]
         }
-        guard remaining.isEmpty else {
+        guard remaining.count == 0 else {
             connectionsByUser[uid] = remaining
             return []
         }
@@ -267,16 +294,66 @@ public struct PresenceEngine: Sendable {
         return presenceChanged(uid)
     }
 
+    /// Adds a logged-in connection to the per-user and per-subscription indexes. O(log n).
+    private mutating func register(_ id: ConnectionID, uid: String, deviceId: String, platform: Platform,
+                                   subscription: PresenceSubscription) {
+        var user = connectionsByUser[uid] ?? UserConnections()
+        user.count += 1
+        user.byDevice[deviceId] = id
+        if platform == .mobile { user.mobiles.append(id) }
+        connectionsByUser[uid] = user
+        switch subscription {
+        case .allUsers: allSubscribers.insert(id)
+        case .friends: friendSubscribers[uid, default: ConnectionSet()].insert(id)
+        case .roles(let roles): for role in roles { roleSubscribers[role, default: ConnectionSet()].insert(id) }
+        case .none: break
+        }
+    }
+
+    private mutating func unsubscribe(_ id: ConnectionID, uid: String, subscription: PresenceSubscription) {
+        func remove(_ id: ConnectionID, from sets: inout [String: ConnectionSet], key: String) {
+            sets[key]?.remove(id)
+            if sets[key]?.isEmpty == true { sets[key] = nil }
+        }
+        switch subscription {
+        case .allUsers: allSubscribers.remove(id)
+        case .friends: remove(id, from: &friendSubscribers, key: uid)
+        case .roles(let roles): for role in roles { remove(id, from: &roleSubscribers, key: role) }
+        case .none: break
+        }
+    }
+
+    /// Logged-in connections whose subscription covers `record`, in order of arrival
+    /// (the user's own among them). O(r), or O(r log r) when friend or role
+    /// subscribers are merged in.
+    private func subscribers(of record: UserRecord) -> [ConnectionID] {
+        var lists: [[ConnectionID]] = []
+        if !allSubscribers.isEmpty { lists.append(allSubscribers.ids) }
+        if let role = record.role, let set = roleSubscribers[role] { lists.append(set.ids) }
+        for friend in directory.friends(of: record.uid) where friend != record.uid {
+            if let set = friendSubscribers[friend] { lists.append(set.ids) }
+        }
+        if lists.count <= 1 { return lists.first ?? [] }
+        // The sets are disjoint: a connection has one subscription, a user one role.
+        return lists.joined().sorted()
+    }
+
     /// `user.online` or `user.offline` for `uid` to every subscriber, grouped so that
-    /// viewers who see the same object share one encoded frame.
+    /// viewers who see the same object share one encoded frame. O(recipients).
     func presenceChanged(_ uid: String, online: Bool? = nil) -> [EngineAction] {
         guard let record = directory.record(uid), let base = user(uid, viewer: nil) else { return [] }
         // Group index: 1 when `uid` has blocked the viewer, + 2 when the viewer has blocked `uid`.
         var groups = [[ConnectionID]](repeating: [], count: 4)
         var order: [Int] = []
-        for id in sessions.keys.sorted() {
-            guard let viewer = sessions[id], viewer.stage == .loggedIn, let viewerUID = viewer.uid, viewerUID != uid,
-                  covers(viewer.subscription, viewer: viewerUID, record: record) else { continue }
+        // Nobody blocked on either side (the common case): one group, no lookups per viewer.
+        let noBlocks = record.blocked.isEmpty && !directory.isBlockedByAnyone(uid)
+        for id in subscribers(of: record) {
+            guard let viewerUID = sessions[id]?.uid, viewerUID != uid else { continue }
+            if noBlocks {
+                if groups[0].isEmpty { order.append(0) }
+                groups[0].append(id)
+                continue
+            }
             let key = (record.blocked.contains(viewerUID) ? 1 : 0) | (directory.hasBlocked(viewerUID, uid) ? 2 : 0)
             if groups[key].isEmpty { order.append(key) }
             groups[key].append(id)
@@ -287,15 +364,6 @@ public struct PresenceEngine: Sendable {
             user.hasBlockedMe = key & 1 != 0
             user.blockedByMe = key & 2 != 0
             return .send(groups[key], online ? .userOnline(user) : .userOffline(user))
-        }
-    }
-
-    private func covers(_ subscription: PresenceSubscription, viewer: String, record: UserRecord) -> Bool {
-        switch subscription {
-        case .allUsers: true
-        case .friends: directory.areFriends(viewer, record.uid)
-        case .roles(let roles): record.role.map(roles.contains) ?? false
-        case .none: false
         }
     }
 

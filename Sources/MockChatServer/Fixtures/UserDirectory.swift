@@ -7,6 +7,8 @@ public struct UserDirectory: Sendable, Equatable {
     private var indexByUID: [String: Int]
     private var uidByToken: [String: String]
     private var friendPairs: Set<[String]>
+    private var friendsByUID: [String: [String]]
+    private var blockedUIDs: Set<String>
 
     /// Builds a directory; uids must be unique and relations must name known users.
     public init(_ users: [UserRecord]) throws(FixtureError) {
@@ -14,6 +16,8 @@ public struct UserDirectory: Sendable, Equatable {
         indexByUID = [:]
         uidByToken = [:]
         friendPairs = []
+        friendsByUID = [:]
+        blockedUIDs = []
         for (index, record) in records.enumerated() {
             guard indexByUID.updateValue(index, forKey: record.uid) == nil else {
                 let positions = users.indices.filter { users[$0].uid == record.uid }.map { "users[\($0)]" }
@@ -29,7 +33,11 @@ public struct UserDirectory: Sendable, Equatable {
             for other in record.friends + record.blocked where indexByUID[other] == nil {
                 throw FixtureError("user '\(record.uid)' names unknown user '\(other)'")
             }
-            for friend in record.friends { friendPairs.insert([record.uid, friend].sorted()) }
+            blockedUIDs.formUnion(record.blocked)
+            for friend in record.friends where friendPairs.insert([record.uid, friend].sorted()).inserted {
+                friendsByUID[record.uid, default: []].append(friend)
+                friendsByUID[friend, default: []].append(record.uid)
+            }
         }
     }
 
@@ -58,6 +66,12 @@ public struct UserDirectory: Sendable, Equatable {
 
     /// Friendship is symmetric: either side listing the other makes them friends.
     public func areFriends(_ a: String, _ b: String) -> Bool { friendPairs.contains([a, b].sorted()) }
+
+    /// Everyone `uid` is friends with, either side listing the other (no order promised).
+    public func friends(of uid: String) -> [String] { friendsByUID[uid] ?? [] }
+
+    /// Whether any user has blocked `uid`.
+    public func isBlockedByAnyone(_ uid: String) -> Bool { blockedUIDs.contains(uid) }
 
     /// Whether `blocker` has blocked `blocked`.
     public func hasBlocked(_ blocker: String, _ blocked: String) -> Bool {

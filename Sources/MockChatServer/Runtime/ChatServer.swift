@@ -206,10 +206,10 @@ public final class ChatServer {
         }
         engine.activity(id, now: now)
         let decoded = decode(bytes, from: id, label: label, now: now)
-        execute(engine.received(decoded, from: id, now: now))
-        // The reply leaves now; only what went to other connections (presence events)
+        // The reply leaves when the connection's read is processed, with the replies to
+        // the read's other requests; what went to other connections (presence events)
         // waits for the end of the loop turn, to share writes with the turn's other events.
-        sockets[id]?.connection.writePending()
+        execute(engine.received(decoded, from: id, now: now))
         if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
             labels[id] = (uid, session.deviceId ?? "")
             settlePending(id)
