@@ -1,5 +1,7 @@
 """Error codes the SDK raises itself, with the descriptions the SDK documents give them
-(000_b8b030ded7652e86.txt and 004_376028ecd0ea17fe.txt, "Common Error Codes")."""
+(000_b8b030ded7652e86.txt and 004_376028ecd0ea17fe.txt, "Common Error Codes"). For the
+two connection errors, 000 also shows the errorDescription an app receives ("Connect to
+the web-socket server", "Ping the server"); that text wins over the table's short name."""
 
 ALREADY_CONNECTED = "ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE"
 PING_NOT_AVAILABLE = "ERROR_PING_NOT_AVAILABLE"
@@ -10,8 +12,8 @@ UID_NOT_FOUND = "ERR_UID_NOT_FOUND"
 INVALID_LIMIT = "ERR_INVALID_LIMIT"
 
 DESCRIPTIONS = {
-    ALREADY_CONNECTED: "WebSocket already connected",
-    PING_NOT_AVAILABLE: "Ping called in auto mode",
+    ALREADY_CONNECTED: "Web sockets connect called while web sockets are already connected",
+    PING_NOT_AVAILABLE: "Ping function is not available when auto establish web socket is on",
     NOT_LOGGED_IN: "No user is logged in",
     WEBSOCKET_ERROR: "WebSocket connection error",
     NO_INTERNET: "No internet connection",
