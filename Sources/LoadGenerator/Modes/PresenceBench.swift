@@ -90,22 +90,11 @@ public final class PresenceBench {
     // MARK: setup
 
     private func loadFixtures() {
-        var users: [JSONValue] = [["uid": .string(Self.watcher)]]
-        for index in 0..<options.users { users.append(["uid": .string(Self.userPrefix + String(index))]) }
-        var body: [UInt8] = []
-        JSONValue.object(JSONObject([("users", .array(users))])).serialize(into: &body)
-        ControlRequest.send(on: loop, to: target.address, method: "POST", path: "/control/fixtures", body: body) {
-            [unowned self] result in
-            switch result {
-            case .success(let response) where response.status == 200:
-                openSubscribers()
-            case .success(let response):
-                setupProblem = "POST /control/fixtures answered \(response.status): \(response.body.prefix(200))"
-                finish()
-            case .failure(let error):
-                setupProblem = "POST /control/fixtures failed: \(error)"
-                finish()
-            }
+        let uids = [Self.watcher] + (0..<options.users).map { Self.userPrefix + String($0) }
+        ControlRequest.loadUsers(uids, on: loop, to: target.address) { [unowned self] problem in
+            guard let problem else { return openSubscribers() }
+            setupProblem = problem
+            finish()
         }
     }
 

@@ -73,21 +73,11 @@ public final class ReconnectBench {
     }
 
     private func loadFixtures() {
-        let users: [JSONValue] = (0..<options.users).map { ["uid": .string(Self.userPrefix + String($0))] }
-        var body: [UInt8] = []
-        JSONValue.object(JSONObject([("users", .array(users))])).serialize(into: &body)
-        ControlRequest.send(on: loop, to: target.address, method: "POST", path: "/control/fixtures", body: body) {
-            [unowned self] result in
-            switch result {
-            case .success(let response) where response.status == 200:
-                storm()
-            case .success(let response):
-                setupProblem = "POST /control/fixtures answered \(response.status): \(response.body.prefix(200))"
-                finish()
-            case .failure(let error):
-                setupProblem = "POST /control/fixtures failed: \(error)"
-                finish()
-            }
+        let uids = (0..<options.users).map { Self.userPrefix + String($0) }
+        ControlRequest.loadUsers(uids, on: loop, to: target.address) { [unowned self] problem in
+            guard let problem else { return storm() }
+            setupProblem = problem
+            finish()
         }
     }
 

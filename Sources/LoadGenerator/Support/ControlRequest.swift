@@ -1,3 +1,4 @@
+import ChatProtocol
 import EventLoop
 
 /// One HTTP request to the server's control API over a plain TCP connection.
@@ -27,6 +28,25 @@ enum ControlRequest {
                 let head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nContent-Type: application/json\r\n"
                     + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
                 connection.write(Array(head.utf8) + body)
+            }
+        }
+    }
+
+    /// Loads `uids` as the server's users (`POST /control/fixtures`); `completion` gets
+    /// nil on success, or what went wrong.
+    static func loadUsers(_ uids: [String], on loop: EventLoop, to address: SocketAddress,
+                          completion: @escaping (_ problem: String?) -> Void) {
+        let users = uids.map { JSONValue.object(JSONObject([("uid", .string($0))])) }
+        var body: [UInt8] = []
+        JSONValue.object(JSONObject([("users", .array(users))])).serialize(into: &body)
+        send(on: loop, to: address, method: "POST", path: "/control/fixtures", body: body) { result in
+            switch result {
+            case .success(let response) where response.status == 200:
+                completion(nil)
+            case .success(let response):
+                completion("POST /control/fixtures answered \(response.status): \(response.body.prefix(200))")
+            case .failure(let error):
+                completion("POST /control/fixtures failed: \(error)")
             }
         }
     }
