@@ -59,9 +59,10 @@ let package = Package(
         // Fixtures/ holds scenario files the tests load by path, not resources.
         .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness", "EventLoop", "ChatProtocol"],
                     exclude: ["Fixtures"]),
+        // Fixtures/ holds the misbehaving driver the tests start as a process, not resources.
         .testTarget(name: "ProtocolFuzzerTests", dependencies: [
             "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
-        ]),
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
     ]
 )
