@@ -86,14 +86,7 @@ extension ModelFuzzer {
             }
         }
         if let folder = options.outputFolder {
-            let path = (folder as NSString).appendingPathComponent("fuzz-\(options.seed)-\(number).yaml")
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try finding.scenarioText.write(toFile: path, atomically: true, encoding: .utf8)
-                finding.path = path
-            } catch {
-                finding.path = nil
-            }
+            finding.path = ScenarioWriter.save(finding.scenarioText, in: folder, as: "fuzz-\(options.seed)-\(number).yaml")
         }
         finding.shrinkSeconds = started.elapsedSeconds
         return finding

@@ -1,4 +1,5 @@
 import ChatProtocol
+import Foundation
 
 /// Writes a scenario as a YAML file in the catalogue's style (docs/SCENARIOS.md):
 /// one line per step in flow style, `expect` steps as a block with one assertion
@@ -6,6 +7,19 @@ import ChatProtocol
 /// lines below. Strings stay unquoted where YAML would read them back as the same
 /// string, and are quoted (JSON escapes) otherwise.
 public enum ScenarioWriter {
+    /// Writes `text` to `folder/name`, creating the folder; returns the path, or nil when
+    /// it could not be written.
+    public static func save(_ text: String, in folder: String, as name: String) -> String? {
+        let path = (folder as NSString).appendingPathComponent(name)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        } catch {
+            return nil
+        }
+    }
+
     /// The file text. `comments` become `#` lines at the top.
     public static func yaml(id: String, title: String, source: String, profile: String? = nil, app: JSONValue?,
                             seed: UInt64, steps: [JSONValue], comments: [String] = []) -> String {

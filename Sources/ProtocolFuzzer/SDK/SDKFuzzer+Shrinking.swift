@@ -71,14 +71,7 @@ extension SDKFuzzer {
         }
         finding.shrinkTests = tests
         if let folder = options.outputFolder, !finding.scenarioText.isEmpty {
-            let path = (folder as NSString).appendingPathComponent("sdk-fuzz-\(options.seed)-\(number).yaml")
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try finding.scenarioText.write(toFile: path, atomically: true, encoding: .utf8)
-                finding.path = path
-            } catch {
-                finding.path = nil
-            }
+            finding.path = ScenarioWriter.save(finding.scenarioText, in: folder, as: "sdk-fuzz-\(options.seed)-\(number).yaml")
         }
         finding.shrinkSeconds = started.elapsedSeconds
         return finding
