@@ -10,6 +10,7 @@ with the injected Clock and the v1 transport."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
@@ -54,6 +55,17 @@ def _done(value: Any = None, error: Optional[ChatError] = None) -> asyncio.Futur
     return future
 
 
+def _after_init(method: Callable[..., asyncio.Future]) -> Callable[..., asyncio.Future]:
+    """A call made before init() fails with ERR_NOT_INITIALIZED: without the app settings
+    the SDK knows neither the connection mode nor the presence subscription."""
+    @functools.wraps(method)
+    def checked(self: "ChatClient", *args: Any, **kwargs: Any) -> asyncio.Future:
+        if not self.initialized:
+            return _done(error=ChatError(errors.NOT_INITIALIZED))
+        return method(self, *args, **kwargs)
+    return checked
+
+
 class UsersRequest:
     """A users request with a page size and an optional status filter (004, Get Online
     Users / Get Offline Users); each fetch_next() continues where the last one stopped."""
@@ -66,6 +78,8 @@ class UsersRequest:
         self._exhausted = False
 
     def fetch_next(self) -> asyncio.Future:
+        if not self._client.initialized:
+            return _done(error=ChatError(errors.NOT_INITIALIZED))
         if self._client._credentials() is None:
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
         limit = self.limit          # the server checks it (ERR_INVALID_LIMIT, 004)
@@ -96,6 +110,7 @@ class ChatClient:
         self.bugs = active_bugs()
         self.instrumentation = instrumentation or Instrumentation()
         self.settings = AppSettings()
+        self.initialized = False
         self.machine = cm.ConnectionMachine(profile, auto=True, bugs=self.bugs)
         self._socket: Optional[V1Socket] = None
         self._timers: dict[str, Timer] = {}
@@ -111,16 +126,22 @@ class ChatClient:
         """Applies the settings; in auto mode a user saved by an earlier login is
         connected again at once (000, Default SDK behaviour)."""
         self.settings = settings
+        self.initialized = True
         auto = settings.auto_establish_socket_connection
         self.machine.auto = True if auto is None else auto
         if self.machine.auto and self._credentials() is not None and self.machine.socket is None:
             self._run(self.machine.start(None))
         return _done(None)
 
+    @_after_init
     def login(self, uid: Optional[str] = None, auth_key: Optional[str] = None,
               token: Optional[str] = None) -> asyncio.Future:
         """Logs in and saves the user on the device. Auto mode connects now and ends with
-        the user; manual mode only saves it, the server checks it at connect() (D11)."""
+        the user; manual mode only saves it, the server checks it at connect() (D11).
+        While a user is logged in, or a login is still under way, it fails with
+        ERR_ALREADY_LOGGED_IN and changes nothing."""
+        if self._has_session():
+            return _done(error=ChatError(errors.ALREADY_LOGGED_IN))
         credentials = {"uid": uid, "authKey": auth_key or (None if token else self.auth_key), "token": token}
         self._pending_credentials = credentials
         if not self.machine.auto:
@@ -128,8 +149,10 @@ class ChatClient:
             return _done(None)
         return self._start_call("login")
 
+    @_after_init
     def logout(self) -> asyncio.Future:
-        if self._credentials() is None:
+        """Ends the session, also one whose login is still under way (that login fails)."""
+        if not self._has_session():
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
         socket = self._socket if self.machine.socket == "open" else None
         self.device.storage.pop("credentials", None)
@@ -137,6 +160,7 @@ class ChatClient:
         self._run(self.machine.logout(), logout_socket=socket)
         return _done(None)
 
+    @_after_init
     def connect(self) -> asyncio.Future:
         if self._credentials() is None:
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
@@ -146,10 +170,12 @@ class ChatClient:
             return self._join_attempt("connect")   # a connection is already on its way
         return self._start_call("connect")
 
+    @_after_init
     def disconnect(self) -> asyncio.Future:
         self._run(self.machine.disconnect())
         return _done(None)
 
+    @_after_init
     def ping(self) -> asyncio.Future:
         """Manual mode only (000, Maintain long-standing background connection); the
         order of checks is mode, login, connection (D24)."""
@@ -170,6 +196,7 @@ class ChatClient:
 
     # Users ---------------------------------------------------------------------------
 
+    @_after_init
     def get_user(self, uid: str) -> asyncio.Future:
         if self._credentials() is None:
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
@@ -226,6 +253,10 @@ class ChatClient:
 
     def _credentials(self) -> Optional[dict]:
         return self.device.storage.get("credentials")
+
+    def _has_session(self) -> bool:
+        """A user is logged in, or its login is under way."""
+        return self._credentials() is not None or self.machine.call == "login"
 
     def _save_login(self, credentials: dict, user: dict) -> None:
         self.device.storage["credentials"] = credentials

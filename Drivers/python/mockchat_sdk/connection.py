@@ -97,7 +97,7 @@ class ConnectionMachine:
         self.wanted = False                        # the SDK should hold a connection
         self.call: Optional[str] = None            # "login" or "connect" while one waits
         self.services_configured = False
-        self.task_running = False
+        self.hold: Optional[str] = None           # TASK or BACKGROUND_CLOSE: why the socket may stay in the background
         self.background_task_flag = False
         self.keep_alive_stopped = False
         first = 1 if "backoff-shift" in bugs else 0
@@ -117,12 +117,14 @@ class ConnectionMachine:
         return actions + self._set_status(CONNECTING) + self._open(reconnect=False)
 
     def disconnect(self) -> list:
+        """Stops everything until connect(), a login or a relaunch (D15); a login or
+        connect() under way fails."""
         self.wanted = False
         actions = self._stop_timers()
         if self.socket is not None:
             actions.append(CloseSocket(1000))
             self.socket = None
-        return actions + self._set_status(DISCONNECTED)
+        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
 
     def logout(self) -> list:
         self.wanted = False
@@ -132,40 +134,43 @@ class ConnectionMachine:
         elif self.socket is not None:
             actions.append(CloseSocket(1000))
         self.socket = None
-        return actions + self._set_status(DISCONNECTED)
+        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(errors.NOT_LOGGED_IN)
 
     def configure_services(self, state: str) -> list:
         if self.profile.background_task_window is None:
             return []
         self.services_configured = True
-        if state == "didBackground" and self.in_background and not self.task_running and self.socket:
+        if state == "didBackground" and self.in_background and self.hold != TASK and self.socket == "open":
             return self._start_task()
         return []
 
     # Environment -----------------------------------------------------------------------
 
     def did_background(self) -> list:
+        if self.in_background:
+            return []
         self.in_background = True
-        actions: list = [CancelTimer(RECONNECT)]
-        if self.socket is None:
-            self.background_task_flag = False
-            if self.status == CONNECTING:
-                actions += self._set_status(DISCONNECTED)
+        if self.services_configured and self.profile.background_task_window is not None and self.socket:
+            return self._start_task()
+        self.background_task_flag = False     # no connection to keep: no task (D9)
+        if not self.auto:
+            # Manual mode: one ping now, then only the app's pings keep the socket (D5).
+            actions = self._stop_waiting_loop()
+            if self.socket == "open":
+                self.keep_alive_stopped = True
+                actions += [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), SendKeepAlive()]
             return actions
-        if self.services_configured and self.profile.background_task_window is not None:
-            return actions + self._start_task()
-        self.background_task_flag = False
-        if self.profile.background_disconnect_after is not None:
-            return actions + [StartTimer(BACKGROUND_CLOSE, self.profile.background_disconnect_after)]
-        if self.auto and self.profile.close_at_once_in_background:
-            return actions + self._close_for_background()
-        # Manual mode: one ping now, then only the app's pings keep the socket (D5).
-        self.keep_alive_stopped = True
-        return actions + [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), SendKeepAlive()]
+        if self.profile.close_at_once_in_background:
+            return self._suspend()
+        # 003: the connection, or the attempt to make one, may go on for a while (D8).
+        self.hold = BACKGROUND_CLOSE
+        return self._stop_waiting_loop() + [StartTimer(BACKGROUND_CLOSE, self.profile.background_disconnect_after)]
 
     def foreground(self) -> list:
+        if not self.in_background:
+            return []
         self.in_background = False
-        self.task_running = False
+        self.hold = None
         actions: list = [CancelTimer(TASK), CancelTimer(BACKGROUND_CLOSE)]
         if "no-foreground-reset" not in self.bugs:
             self.backoff.reset()
@@ -175,7 +180,7 @@ class ConnectionMachine:
                 self.keep_alive_stopped = False
                 return actions + self._keep_alive_now()
             return actions
-        if self.socket is None and self._may_reconnect():
+        if self.socket is None and self.auto and self._may_reconnect():
             # 003, Reconnection intervals: back in the foreground, try at once.
             return actions + self._set_status(CONNECTING) + self._open(reconnect=True)
         return actions
@@ -206,7 +211,7 @@ class ConnectionMachine:
         if self.call is not None:
             actions.append(FinishCall())
             self.call = None
-        if not self.in_background or self.task_running:
+        if not self.in_background or self.hold is not None:
             actions.append(StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval))
         return actions
 
@@ -262,15 +267,16 @@ class ConnectionMachine:
         if name == RECONNECT and self.socket is None and self._may_reconnect() and not self.in_background:
             return self._set_status(CONNECTING) + self._open(reconnect=True)
         if name == TASK:
-            self.task_running = False
+            self.hold = None
             self.background_task_flag = False
             if "no-background-window" in self.bugs:
                 return []
             if not self.auto:
                 self.wanted = False
-            return self._close_for_background() if self.socket else []
-        if name == BACKGROUND_CLOSE and self.socket:
-            return self._close_for_background()
+            return self._suspend()
+        if name == BACKGROUND_CLOSE:
+            self.hold = None
+            return self._suspend()
         return []
 
     # Helpers --------------------------------------------------------------------------
@@ -291,6 +297,15 @@ class ConnectionMachine:
             return self._set_status(DISCONNECTED)
         return self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
 
+    def _fail_waiting_call(self, code: str) -> list:
+        """A login or connect() under way fails; a failed login leaves no user to reconnect."""
+        if self.call is None:
+            return []
+        if self.call == "login":
+            self.wanted = False
+        self.call = None
+        return [FinishCall(ChatError(code))]
+
     def _fail_call(self, code: str, emit: bool) -> list:
         self.wanted = False
         self.call = None
@@ -298,7 +313,7 @@ class ConnectionMachine:
         return actions + [FinishCall(ChatError(code))]
 
     def _start_task(self) -> list:
-        self.task_running = True
+        self.hold = TASK
         self.background_task_flag = True
         actions: list = [StartTimer(TASK, self.profile.background_task_window)]
         if self.keep_alive_stopped and self.socket == "open":
@@ -310,10 +325,29 @@ class ConnectionMachine:
         return [SendKeepAlive(), StartTimer(REPLY, self.profile.reply_timeout),
                 StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval)]
 
-    def _close_for_background(self) -> list:
-        self.socket = None
+    def _suspend(self) -> list:
+        """The background no longer allows a connection: the socket closes (1001), the
+        loop stops, and a login or connect() under way fails."""
+        actions: list = [CancelTimer(RECONNECT)]
+        if self.socket is not None:
+            actions += [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), CloseSocket(1001)]
+            self.socket = None
         self.keep_alive_stopped = False
-        return [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), CloseSocket(1001)] + self._set_status(DISCONNECTED)
+        if self.status != KICKED:
+            actions += self._set_status(DISCONNECTED)
+        return actions + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
+
+    def _stop_waiting_loop(self) -> list:
+        """Entering the background stops a loop that waits (backoff, or no network); in
+        manual mode only connect() starts it again (000, Reconnection)."""
+        if self.socket is not None:
+            return []
+        if not self.auto:
+            self.wanted = False
+        actions: list = [CancelTimer(RECONNECT)]
+        if self.status == CONNECTING:
+            actions += self._set_status(DISCONNECTED)
+        return actions + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
 
     def _stop_timers(self) -> list:
         return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT, TASK, BACKGROUND_CLOSE)]

@@ -10,6 +10,9 @@ WEBSOCKET_ERROR = "ERR_WEBSOCKET_ERROR"
 NO_INTERNET = "ERR_NO_INTERNET"
 UID_NOT_FOUND = "ERR_UID_NOT_FOUND"
 INVALID_LIMIT = "ERR_INVALID_LIMIT"
+# Project codes (MockChat docs/CONFORMANCE.md): the documents name none for these cases.
+NOT_INITIALIZED = "ERR_NOT_INITIALIZED"
+ALREADY_LOGGED_IN = "ERR_ALREADY_LOGGED_IN"
 
 DESCRIPTIONS = {
     ALREADY_CONNECTED: "Web sockets connect called while web sockets are already connected",
@@ -19,6 +22,8 @@ DESCRIPTIONS = {
     NO_INTERNET: "No internet connection",
     UID_NOT_FOUND: "User with specified UID does not exist",
     INVALID_LIMIT: "Invalid limit value provided",
+    NOT_INITIALIZED: "init() has not been called",
+    ALREADY_LOGGED_IN: "A user is already logged in; call logout() first",
 }
 
 

@@ -26,8 +26,9 @@ extension SDKStateMachine {
         guard app != .background else { return }
         app = .background
         let error = ChatError(.webSocketError, "The app went to the background")
-        if servicesConfigured, let window = profile.backgroundTaskWindow {
-            stopWaitingLoop(error)
+        // 002 "Return Values": true means real-time updates go on, so a task only starts
+        // for a socket to keep (decision D28); without one the usual rules apply.
+        if servicesConfigured, let window = profile.backgroundTaskWindow, phase.hasSocket {
             startBackgroundTask(window)
             return
         }
