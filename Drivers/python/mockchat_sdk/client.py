@@ -145,7 +145,7 @@ class ChatClient:
         credentials = {"uid": uid, "authKey": auth_key or (None if token else self.auth_key), "token": token}
         self._pending_credentials = credentials
         if not self.machine.auto:
-            self._save_login(credentials, {"uid": uid, "status": "offline"})
+            self._save_login(credentials, {"uid": uid, "status": "offline", "lastActiveAt": 0.0})
             return _done(None)
         return self._start_call("login")
 
@@ -390,7 +390,7 @@ class ChatClient:
     def _on_closed(self, socket: V1Socket) -> None:
         if socket is self._socket:
             self._socket = None
-            self._run(self.machine.socket_closed())
+            self._run(self.machine.closed_by_server(socket.close_code))
 
     def _on_event(self, socket: V1Socket, frame: dict) -> None:
         if socket is not self._socket:

@@ -107,13 +107,14 @@ class ConnectionMachine:
 
     def start(self, call: Optional[str]) -> list:
         """login() in auto mode, connect(), or init() resuming a saved user (call None)."""
+        waits_for_network = call is None or (call == "login" and self.profile.retry_login_until_answered)
+        if self.network == DOWN and not waits_for_network:
+            return [FinishCall(ChatError(errors.NO_INTERNET))]   # fails at once, changes nothing
         self.wanted = True
         self.call = call
         actions: list = [CancelTimer(RECONNECT)]
         if self.network == DOWN:
-            if call == "login" and self.profile.retry_login_until_answered:
-                return actions   # the login waits for the network (003, example step 1)
-            return actions + self._fail_call(errors.NO_INTERNET, emit=False)
+            return actions   # the loop waits for the network (003, example step 1)
         return actions + self._set_status(CONNECTING) + self._open(reconnect=False)
 
     def disconnect(self) -> list:
@@ -248,6 +249,18 @@ class ConnectionMachine:
             actions += self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
         return actions
 
+    def closed_by_server(self, code: Optional[int]) -> list:
+        """The socket ended with the server's close `code` (None: no close frame). The
+        code still tells what a lost frame would have: 4001 is a kick, 4004 and 4003
+        refuse the login (docs/PROTOCOL.md, close codes)."""
+        if code == 4001 and self.socket is not None and "reconnect-after-kick" not in self.bugs:
+            return self.kicked("closed with 4001")
+        if code == 4004 and self.socket == "opening":
+            return self.login_refused(ChatError(errors.RECONNECT_KICK_REFUSED))
+        if code == 4003 and self.socket == "opening":
+            return self.login_refused(ChatError(errors.WEBSOCKET_ERROR))
+        return self.socket_closed()
+
     def kicked(self, reason: str) -> list:
         """device.kicked: another device took over; nothing reconnects (003; D17)."""
         if "reconnect-after-kick" in self.bugs:
@@ -350,7 +363,8 @@ class ConnectionMachine:
         return actions + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
 
     def _stop_timers(self) -> list:
-        return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT, TASK, BACKGROUND_CLOSE)]
+        """The connection's timers; the background task and delay run on (they end by time)."""
+        return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT)]
 
     def _set_status(self, status: str, reason: Optional[str] = None) -> list:
         if status == self.status:

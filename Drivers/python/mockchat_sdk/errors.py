@@ -13,6 +13,7 @@ INVALID_LIMIT = "ERR_INVALID_LIMIT"
 # Project codes (MockChat docs/CONFORMANCE.md): the documents name none for these cases.
 NOT_INITIALIZED = "ERR_NOT_INITIALIZED"
 ALREADY_LOGGED_IN = "ERR_ALREADY_LOGGED_IN"
+RECONNECT_KICK_REFUSED = "ERR_RECONNECT_KICK_REFUSED"
 
 DESCRIPTIONS = {
     ALREADY_CONNECTED: "Web sockets connect called while web sockets are already connected",

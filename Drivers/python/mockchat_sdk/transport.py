@@ -84,6 +84,7 @@ class V1Socket:
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future] = {}
         self._closed = False
+        self.close_code: Optional[int] = None   # the server's close code, once it sent one
         device.sockets.append(self)
 
     async def open(self) -> None:
@@ -167,6 +168,8 @@ class V1Socket:
             return
         self._closed = True
         self.state = "closed"
+        received = self._ws.protocol.close_rcvd if self._ws is not None else None
+        self.close_code = received.code if received is not None else None
         if self in self.device.sockets:
             self.device.sockets.remove(self)
         for future in self._waiting.values():

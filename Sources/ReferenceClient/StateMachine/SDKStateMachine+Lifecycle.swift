@@ -88,8 +88,8 @@ extension SDKStateMachine {
             if profile.resetBackoffOnForeground { scheduleRetry() }
         case .idle:
             // 000 "Default SDK behaviour": auto mode reconnects on return; manual mode
-            // waits for connect() (000 "Reconnection").
-            if isAutoMode, session?.confirmed == true, !stayOffline { startRound(reconnect: true) }
+            // waits for connect() (000 "Reconnection"). A relaunched app waits for init().
+            if isInitialized, isAutoMode, session?.confirmed == true, !stayOffline { startRound(reconnect: true) }
         case .opening, .authenticating, .loggingOut, .paused, .kicked:
             break
         }
