@@ -95,6 +95,7 @@ class ConnectionMachine:
         self.in_background = False
         self.socket: Optional[str] = None          # None, "opening" or "open"
         self.wanted = False                        # the SDK should hold a connection
+        self.paused = False                        # the loop waits for the network to return
         self.call: Optional[str] = None            # "login" or "connect" while one waits
         self.services_configured = False
         self.hold: Optional[str] = None           # TASK or BACKGROUND_CLOSE: why the socket may stay in the background
@@ -114,7 +115,8 @@ class ConnectionMachine:
         self.call = call
         actions: list = [CancelTimer(RECONNECT)]
         if self.network == DOWN:
-            return actions   # the loop waits for the network (003, example step 1)
+            self.paused = True   # the loop waits for the network (003, example step 1)
+            return actions
         return actions + self._set_status(CONNECTING) + self._open(reconnect=False)
 
     def disconnect(self) -> list:
@@ -125,7 +127,7 @@ class ConnectionMachine:
         if self.socket is not None:
             actions.append(CloseSocket(1000))
             self.socket = None
-        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
+        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(ChatError(errors.WEBSOCKET_ERROR))
 
     def logout(self) -> list:
         self.wanted = False
@@ -135,7 +137,7 @@ class ConnectionMachine:
         elif self.socket is not None:
             actions.append(CloseSocket(1000))
         self.socket = None
-        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(errors.NOT_LOGGED_IN)
+        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(ChatError(errors.NOT_LOGGED_IN))
 
     def configure_services(self, state: str) -> list:
         if self.profile.background_task_window is None:
@@ -181,25 +183,34 @@ class ConnectionMachine:
                 self.keep_alive_stopped = False
                 return actions + self._keep_alive_now()
             return actions
-        if self.socket is None and self.auto and self._may_reconnect():
+        if self.socket is None and self.auto and self.wanted and self.status != KICKED:
+            if self.network == DOWN:
+                self.paused = True
+                return actions
             # 003, Reconnection intervals: back in the foreground, try at once.
             return actions + self._set_status(CONNECTING) + self._open(reconnect=True)
         return actions
 
     def network_changed(self, condition: str) -> list:
+        """No network pauses the loop; any change resets the schedule (003, Reconnection
+        intervals). A socket the lost network breaks ends through socket_closed()."""
         previous, self.network = self.network, condition
         if previous == condition:
             return []
         self.backoff.reset()
+        backing_off = self.socket is None and self.status == CONNECTING
         if condition == DOWN:
-            if "no-network-pause" in self.bugs:
+            if not backing_off or "no-network-pause" in self.bugs:
                 return []
-            actions: list = [CancelTimer(RECONNECT)]
-            if self.socket is None and self.status == CONNECTING:
-                actions += self._set_status(DISCONNECTED)
-            return actions
-        if previous == DOWN and self.socket is None and self._may_reconnect() and not self.in_background:
-            return self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
+            self.paused = True
+            return [CancelTimer(RECONNECT)] + self._set_status(DISCONNECTED)
+        if self.paused:
+            self.paused = False
+            if self._loop_may_continue():
+                return self._retry()
+            return self._fail_waiting_call(ChatError(errors.NO_INTERNET))
+        if backing_off:
+            return [StartTimer(RECONNECT, self.backoff.next_delay())]
         return []
 
     # Socket and server -------------------------------------------------------------------
@@ -214,18 +225,15 @@ class ConnectionMachine:
             self.call = None
         if not self.in_background or self.hold is not None:
             actions.append(StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval))
+        else:
+            self.keep_alive_stopped = True   # a login made in the background: the heartbeat waits for the foreground
         return actions
 
     def login_refused(self, error: ChatError) -> list:
         """The server answered login with an error: the loop ends (003 tip; D17)."""
         self.socket = None
-        self.wanted = False
         actions = [CancelTimer(REPLY), CancelTimer(RECONNECT), Emit("error", error=error)]
-        actions += self._set_status(DISCONNECTED)
-        if self.call is not None:
-            actions.append(FinishCall(error))
-            self.call = None
-        return actions
+        return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(error)
 
     def reply_received(self) -> list:
         return [CancelTimer(REPLY)]
@@ -245,8 +253,8 @@ class ConnectionMachine:
         if self.in_background and not self.auto:
             self.wanted = False      # manual mode: only connect() brings it back (000, Reconnection)
         actions += self._set_status(DISCONNECTED)
-        if self._may_reconnect() and not self.in_background:
-            actions += self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
+        if self._loop_may_continue():
+            actions += self._retry()
         return actions
 
     def closed_by_server(self, code: Optional[int]) -> list:
@@ -265,9 +273,9 @@ class ConnectionMachine:
         """device.kicked: another device took over; nothing reconnects (003; D17)."""
         if "reconnect-after-kick" in self.bugs:
             return []
-        self.wanted = False
         self.socket = None
-        return self._stop_timers() + self._set_status(KICKED, reason=reason)
+        actions = self._stop_timers() + self._set_status(KICKED, reason=reason)
+        return actions + self._fail_waiting_call(ChatError(errors.WEBSOCKET_ERROR))
 
     # Timers ---------------------------------------------------------------------------
 
@@ -277,7 +285,7 @@ class ConnectionMachine:
         if name == REPLY and self.socket is not None:
             # No reply in time: a heartbeat timeout (003, weak network).
             return [DropSocket()] + self.socket_closed()
-        if name == RECONNECT and self.socket is None and self._may_reconnect() and not self.in_background:
+        if name == RECONNECT and self.socket is None and self._loop_may_continue():
             return self._set_status(CONNECTING) + self._open(reconnect=True)
         if name == TASK:
             self.hold = None
@@ -294,36 +302,40 @@ class ConnectionMachine:
 
     # Helpers --------------------------------------------------------------------------
 
-    def _may_reconnect(self) -> bool:
-        return self.wanted and self.status != KICKED and self.network != DOWN
+    def _loop_may_continue(self) -> bool:
+        """Whether a lost or failed connection is retried: wanted, not kicked, and the app
+        in the foreground (D14)."""
+        return self.wanted and self.status != KICKED and not self.in_background
 
     def _open(self, reconnect: bool) -> list:
         self.socket = "opening"
+        self.paused = False
         return [OpenSocket(reconnect), StartTimer(REPLY, self.profile.reply_timeout)]
 
-    def _attempt_failed(self) -> list:
-        code = errors.NO_INTERNET if self.network == DOWN else errors.WEBSOCKET_ERROR
-        retry = self.call is None or (self.call == "login" and self.profile.retry_login_until_answered)
-        if not retry:
-            return self._fail_call(code, emit=True)
-        if self.network == DOWN or self.in_background or not self.wanted:
-            return self._set_status(DISCONNECTED)
+    def _retry(self) -> list:
+        """The next attempt after the backoff wait, or a pause while there is no network."""
+        if self.network == DOWN and "no-network-pause" not in self.bugs:
+            self.paused = True
+            return [CancelTimer(RECONNECT)] + self._set_status(DISCONNECTED)
         return self._set_status(CONNECTING) + [StartTimer(RECONNECT, self.backoff.next_delay())]
 
-    def _fail_waiting_call(self, code: str) -> list:
+    def _attempt_failed(self) -> list:
+        """An attempt ended before the login was answered: the loop goes on, unless a
+        connect() (D13) or a CometChat login (D12) waits for it; then the round ends."""
+        call_retries = self.call is None or (self.call == "login" and self.profile.retry_login_until_answered)
+        if call_retries and self._loop_may_continue():
+            return self._retry()
+        code = errors.NO_INTERNET if self.network == DOWN else errors.WEBSOCKET_ERROR
+        return self._set_status(DISCONNECTED) + self._fail_waiting_call(ChatError(code))
+
+    def _fail_waiting_call(self, error: ChatError) -> list:
         """A login or connect() under way fails; a failed login leaves no user to reconnect."""
         if self.call is None:
             return []
         if self.call == "login":
             self.wanted = False
         self.call = None
-        return [FinishCall(ChatError(code))]
-
-    def _fail_call(self, code: str, emit: bool) -> list:
-        self.wanted = False
-        self.call = None
-        actions = self._set_status(DISCONNECTED) if emit else []
-        return actions + [FinishCall(ChatError(code))]
+        return [FinishCall(error)]
 
     def _start_task(self) -> list:
         self.hold = TASK
@@ -341,6 +353,7 @@ class ConnectionMachine:
     def _suspend(self) -> list:
         """The background no longer allows a connection: the socket closes (1001), the
         loop stops, and a login or connect() under way fails."""
+        self.paused = False
         actions: list = [CancelTimer(RECONNECT)]
         if self.socket is not None:
             actions += [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), CloseSocket(1001)]
@@ -348,7 +361,7 @@ class ConnectionMachine:
         self.keep_alive_stopped = False
         if self.status != KICKED:
             actions += self._set_status(DISCONNECTED)
-        return actions + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
+        return actions + self._fail_waiting_call(ChatError(errors.WEBSOCKET_ERROR))
 
     def _stop_waiting_loop(self) -> list:
         """Entering the background stops a loop that waits (backoff, or no network); in
@@ -357,13 +370,15 @@ class ConnectionMachine:
             return []
         if not self.auto:
             self.wanted = False
+        self.paused = False
         actions: list = [CancelTimer(RECONNECT)]
         if self.status == CONNECTING:
             actions += self._set_status(DISCONNECTED)
-        return actions + self._fail_waiting_call(errors.WEBSOCKET_ERROR)
+        return actions + self._fail_waiting_call(ChatError(errors.WEBSOCKET_ERROR))
 
     def _stop_timers(self) -> list:
         """The connection's timers; the background task and delay run on (they end by time)."""
+        self.paused = False
         return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT)]
 
     def _set_status(self, status: str, reason: Optional[str] = None) -> list:
