@@ -113,6 +113,7 @@ class ConnectionMachine:
             return [FinishCall(ChatError(errors.NO_INTERNET))]   # fails at once, changes nothing
         self.wanted = True
         self.call = call
+        self.backoff.reset()                 # a new round starts from the first wait
         actions: list = [CancelTimer(RECONNECT)]
         if self.network == DOWN:
             self.paused = True   # the loop waits for the network (003, example step 1)
