@@ -344,6 +344,38 @@ steps:
       server.closed: { uid: alice, code: 1001, at: 120 }
       server.online: [alice]
 """##),
+        ("background/nexconn-login-in-background.yaml", ##"""
+id: background/nexconn/login-in-background-kept-two-minutes
+title: The Nexconn 2-minute background window counts from didBackground - a login made in the background connects, keeps its heartbeat, and ends with the window; a login still waiting for the network then fails
+source: "003_679c9ad3fd31654b.txt, Automatic reconnection (app in background: disconnects after approximately 2 minutes; no network: reconnection pauses) - docs/CONFORMANCE.md, D8 and D32"
+profile: nexconn-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.didBackground: {}
+  - advance: 10s
+  - a.login: alice
+  - advance: 109.999
+  - expect:
+      a.status: connected
+      a.loggedInUser: alice
+      server.closed: { uid: alice, count: 0 }
+  - advance: 1ms
+  - expect:
+      a.status: disconnected
+      server.closed: { uid: alice, code: 1001, at: 120 }
+  - client: b
+    device: bob-phone
+  - b.init: {}
+  - b.didBackground: {}
+  - b.network: down
+  - advance: 10s
+  - b.login: bob
+  - advance: 109.999
+  - expect: { b.status: disconnected, b.loggedInUser: null, b.connectAttempts: { at: [], exact: true } }
+  - advance: 1ms
+  - expect: { b.result: { error: ERR_WEBSOCKET_ERROR }, b.loggedInUser: null }
+"""##),
         ("background/nexconn-short-background.yaml", ##"""
 id: background/nexconn/short-background-keeps-connection
 title: A Nexconn app back in the foreground before the 2 minutes are up keeps the same connection, with no reconnection
@@ -685,6 +717,27 @@ steps:
     expect_error: ERR_WEBSOCKET_ERROR
   - expect: { server.online: [] }
 """##),
+        ("background/services-no-task-without-connection.yaml", ##"""
+id: background/services/no-task-without-connection
+title: With background services configured, entering the background with no connection (no login, or after disconnect()) starts no task - backgroundTaskEnabled() is false
+source: "002_61d9c21ff08c0398.txt, Step 4 (true means the service runs and real-time updates are active) and Connection Behavior table (disconnect() called: connection not maintained) - docs/CONFORMANCE.md, D30"
+steps:
+  - client: a
+  - a.init: {}
+  - a.configureServices: willResignActive
+  - a.didBackground: {}
+  - a.backgroundTaskEnabled: {}
+  - expect: { a.result: { flag: false }, a.backgroundTaskEnabled: false }
+  - a.foreground: {}
+  - a.login: alice
+  - a.disconnect: {}
+  - a.didBackground: {}
+  - a.backgroundTaskEnabled: {}
+  - expect:
+      a.result: { flag: false }
+      a.status: disconnected
+      a.connectAttempts: { at: [0], exact: true }
+"""##),
         ("background/services-quick-switch.yaml", ##"""
 id: background/services/quick-switch-keeps-updates
 title: An app that comes back within the 30 s task keeps its socket and its events, and backgroundTaskEnabled() still answers true
@@ -1016,6 +1069,85 @@ steps:
       a.connectAttempts: { at: [0, 15], exact: true }
       server.online: [alice]
       server.received: { op: login, at: 15 }
+"""##),
+        ("connection/auto-relaunch-waits-for-init.yaml", ##"""
+id: connection/auto/relaunch-waits-for-init
+title: A relaunched app that has not called init() again does not reconnect on a return to the foreground; init() connects the saved user
+source: "000_b8b030ded7652e86.txt, Default SDK behaviour (when the app is reopened and init() is called, the connection is made) - docs/CONFORMANCE.md, D31"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.relaunch: {}
+  - a.didBackground: {}
+  - a.foreground: {}
+  - advance: 5s
+  - expect:
+      a.status: disconnected
+      a.loggedInUser: alice
+      a.connectAttempts: { at: [0], exact: true }
+      server.online: []
+  - a.init: {}
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 5], exact: true }
+"""##),
+        ("connection/auto-second-login-refused.yaml", ##"""
+id: connection/auto/second-login-refused
+title: A login while a user is logged in fails with ERR_ALREADY_LOGGED_IN and changes nothing, for the same user and for another one; after logout() a login works again
+source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (check getLoggedInUser() before acting; a call on an existing session is an error) - code ERR_ALREADY_LOGGED_IN after docs/PROTOCOL.md (docs/CONFORMANCE.md, D29)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 1s
+  - a.login: alice
+    expect_error: ERR_ALREADY_LOGGED_IN
+  - a.login: bob
+    expect_error: ERR_ALREADY_LOGGED_IN
+  - expect:
+      a.status: connected
+      a.loggedInUser: alice
+      a.connectionEvents: [connecting, connected]
+      a.connectAttempts: { at: [0], exact: true }
+      server.online: [alice]
+  - a.logout: {}
+  - a.login: bob
+  - expect:
+      a.status: connected
+      a.loggedInUser: bob
+      server.online: [bob]
+"""##),
+        ("connection/calls-before-init.yaml", ##"""
+id: connection/errors/calls-before-init
+title: Before init() the SDK has no app settings - login, logout, connect, disconnect, ping and user queries fail with ERR_NOT_INITIALIZED and nothing reaches the server
+source: "000_b8b030ded7652e86.txt, Enable Manual Mode (init() is called on app startup with the AppSettings that choose the connection mode) - code ERR_NOT_INITIALIZED is a project choice (docs/CONFORMANCE.md, D28)"
+steps:
+  - client: a
+  - a.login: alice
+    expect_error: ERR_NOT_INITIALIZED
+  - a.connect: {}
+    expect_error: ERR_NOT_INITIALIZED
+  - a.ping: {}
+    expect_error: ERR_NOT_INITIALIZED
+  - a.disconnect: {}
+    expect_error: ERR_NOT_INITIALIZED
+  - a.logout: {}
+    expect_error: ERR_NOT_INITIALIZED
+  - a.getUser: bob
+    expect_error: ERR_NOT_INITIALIZED
+  - advance: 1s
+  - expect:
+      a.status: disconnected
+      a.loggedInUser: null
+      a.connectAttempts: { at: [], exact: true }
+      server.online: []
+  - a.init: {}
+  - a.login: alice
+  - expect:
+      a.status: connected
+      a.loggedInUser: alice
+      a.connectAttempts: { at: [1], exact: true }
 """##),
         ("connection/error-descriptions-documented.yaml", ##"""
 id: connection/errors/documented-descriptions
@@ -1355,6 +1487,29 @@ steps:
       w.frames: { error.errorCode: ERR_ALREADY_LOGGED_IN, count: 1 }
       w.open: true
       server.online: [alice]
+"""##),
+        ("devices/cometchat-kick-on-weak-network.yaml", ##"""
+id: devices/cometchat/kick-seen-by-close-code-on-weak-network
+title: On a weak network the device.kicked event is lost, but the close code 4001 still tells the SDK it was kicked - it shows kicked and does not reconnect
+source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (a second mobile device kicks the first) and Automatic reconnection (weak network) - close code 4001 from docs/PROTOCOL.md (docs/CONFORMANCE.md, D17)"
+profile: cometchat-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.network: weak
+  - advance: 1s
+  - client: b
+    device: alice-tablet
+  - b.init: {}
+  - b.login: alice
+  - advance: 10m
+  - expect:
+      a.status: kicked
+      a.connectionEvents: [connecting, connected, kicked]
+      a.connectAttempts: { at: [0], exact: true }
+      b.status: connected
+      server.closed: { uid: alice, code: 4001, at: 1 }
 """##),
         ("devices/cometchat-second-mobile-kicks.yaml", ##"""
 id: devices/cometchat/second-mobile-kicks-first
@@ -2383,6 +2538,32 @@ steps:
   - expect:
       a.status: connecting
       a.connectAttempts: { at: [150.55, 150.8, 151.3, 152.3], after: 138, exact: true }
+"""##),
+        ("reconnection/nexconn-second-login-while-pending.yaml", ##"""
+id: reconnection/nexconn/second-login-while-pending
+title: While a Nexconn login still retries, a second login fails with ERR_ALREADY_LOGGED_IN and the first keeps its schedule; after disconnect() a new login starts again from the first wait
+source: "003_679c9ad3fd31654b.txt, Reconnection intervals (0.05 s, 0.25 s, ...) and Stop reconnection manually - docs/CONFORMANCE.md, D29 and D33"
+profile: nexconn-ios
+steps:
+  - server.fault: { fault: refuseConnections }
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 100ms
+  - a.login: alice
+    expect_error: ERR_ALREADY_LOGGED_IN
+  - advance: 1s
+  - expect:
+      a.status: connecting
+      a.connectAttempts: { at: [0, 0.05, 0.3, 0.8], exact: true }
+  - a.disconnect: {}
+  - expect: { a.status: disconnected }
+  - advance: 10s
+  - a.login: alice
+  - advance: 400ms
+  - expect:
+      a.status: connecting
+      a.connectAttempts: { at: [0, 0.05, 0.3, 0.8, 11.1, 11.15, 11.4], exact: true }
 """##),
         ("reconnection/nexconn-weak-network.yaml", ##"""
 id: reconnection/nexconn/weak-network-heartbeat-timeout
