@@ -2269,6 +2269,28 @@ steps:
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       server.online: [alice]
 """##),
+        ("reconnection/cometchat-connect-without-network.yaml", ##"""
+id: reconnection/cometchat/connect-without-network-keeps-loop
+title: A connect() while the network is down fails at once with ERR_NO_INTERNET and changes nothing - the paused loop still reconnects when the network returns
+source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NO_INTERNET: wait for network recovery) and Reconnection; 003_679c9ad3fd31654b.txt, Automatic reconnection (no network pauses the loop) - docs/CONFORMANCE.md, D33"
+profile: cometchat-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 1s
+  - a.network: down
+  - a.connect: {}
+    expect_error: ERR_NO_INTERNET
+  - advance: 5s
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true } }
+  - a.network: up
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
+      a.connectAttempts: { at: [0, 6.05], exact: true }
+"""##),
         ("reconnection/cometchat-manual-network-loss.yaml", ##"""
 id: reconnection/cometchat/manual-foreground-network-loss
 title: In manual mode, a connection lost to a network outage in the foreground comes back by itself 0.05 s after the network returns
