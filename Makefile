@@ -98,11 +98,11 @@ fuzz-smoke: build
 	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out
 
 ## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the reference model through
-## `mockchat driver` finds no difference; the Python SDK with one seeded bug, checked
-## against the same SDK without it, has the bug found, shrunk and replayed.
+## `mockchat driver` and the Python SDK with no bug find no difference; the Python SDK
+## with one seeded bug has the bug found, shrunk, and replayed with and without it.
 SDK_DRIVER ?= $(MOCKCHAT) driver
 SDK_BUGGY_DRIVER ?= MOCKCHAT_SDK_BUG=ping-in-auto python3 Drivers/python/driver/mockchat_driver.py
-SDK_BASELINE ?= python3 Drivers/python/driver/mockchat_driver.py
+SDK_CLEAN_DRIVER ?= python3 Drivers/python/driver/mockchat_driver.py
 sdk-fuzz-smoke: build
 	MOCKCHAT=$(MOCKCHAT) SDK_DRIVER="$(SDK_DRIVER)" SDK_BUGGY_DRIVER="$(SDK_BUGGY_DRIVER)" \
-		SDK_BASELINE="$(SDK_BASELINE)" scripts/sdk-fuzz-smoke
+		SDK_CLEAN_DRIVER="$(SDK_CLEAN_DRIVER)" scripts/sdk-fuzz-smoke

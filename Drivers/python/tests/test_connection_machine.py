@@ -111,3 +111,53 @@ def test_keep_alive_without_reply_is_a_heartbeat_timeout():
 def test_the_seeded_backoff_bug_changes_the_schedule(bug):
     machine = connected(NEXCONN, bugs=frozenset([bug]))
     assert timers(machine.socket_closed()) == {cm.RECONNECT: 0.25}
+
+
+def test_a_4001_close_is_a_kick_even_when_the_frame_was_lost():
+    machine = connected()
+    actions = machine.closed_by_server(4001)
+    assert events(actions) == ["kicked"] and machine.status == cm.KICKED
+
+
+def test_a_4004_close_refuses_a_login_whose_reply_was_lost():
+    machine = cm.ConnectionMachine(NEXCONN, auto=True)
+    machine.start("login")
+    actions = machine.closed_by_server(4004)
+    assert events(actions) == ["error", "disconnected"]
+    assert [a.error.code for a in actions if isinstance(a, cm.FinishCall)] == ["ERR_RECONNECT_KICK_REFUSED"]
+
+
+def test_a_connect_without_network_fails_and_the_paused_loop_still_resumes():
+    machine = connected(NEXCONN)
+    machine.network_changed(cm.DOWN)
+    machine.socket_closed()
+    actions = machine.start("connect")
+    assert [a.error.code for a in actions if isinstance(a, cm.FinishCall)] == ["ERR_NO_INTERNET"]
+    actions = machine.network_changed(cm.UP)
+    assert events(actions) == ["connecting"] and timers(actions) == {cm.RECONNECT: 0.05}
+
+
+def test_no_background_task_without_a_socket():
+    machine = cm.ConnectionMachine(COMETCHAT, auto=True)
+    machine.configure_services("willResignActive")
+    machine.did_background()
+    assert not machine.background_task_flag
+
+
+def test_the_nexconn_window_fails_a_login_still_waiting_for_the_network():
+    machine = cm.ConnectionMachine(NEXCONN, auto=True)
+    machine.did_background()
+    machine.network_changed(cm.DOWN)
+    assert machine.start("login") == [cm.CancelTimer(cm.RECONNECT)] and machine.paused
+    actions = machine.timer_fired(cm.BACKGROUND_CLOSE)
+    assert [a.error.code for a in actions if isinstance(a, cm.FinishCall)] == ["ERR_WEBSOCKET_ERROR"]
+
+
+def test_a_new_round_starts_from_the_first_wait():
+    machine = connected(NEXCONN)
+    machine.socket_closed()
+    machine.timer_fired(cm.RECONNECT)
+    machine.socket_closed()                    # the next wait would be 0.25 s
+    machine.disconnect()
+    machine.start(None)                        # init() resuming the saved user
+    assert timers(machine.socket_closed()) == {cm.RECONNECT: 0.05}
