@@ -793,6 +793,30 @@ steps:
       server.closed: [ { uid: erin, code: 4002, at: 30 }, { uid: bob, code: 4002, at: 50 } ]
       server.online: []
 """##),
+        ("connection/auto-connect-joins-attempt.yaml", ##"""
+id: connection/auto/connect-joins-attempt-under-way
+title: A connect() while an attempt is already under way opens no second socket - it waits for that attempt, and both calls end with it
+source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (one connection per logged-in user) and Disconnect (connect() to come back); 003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout ends the attempt) - docs/CONFORMANCE.md, D26"
+profile: nexconn-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.network: weak
+  - advance: 1s
+  - a.disconnect: {}
+  - a.connect: {}
+  - a.connect: {}
+  - expect:
+      a.status: connecting
+      a.connectionEvents: [connecting, connected, disconnected, connecting]
+      a.connectAttempts: { at: [0, 1], exact: true }
+  - advance: 10s
+  - expect:
+      a.status: disconnected
+      a.result: { error: ERR_WEBSOCKET_ERROR }
+      a.connectAttempts: { at: [0, 1], exact: true }
+"""##),
         ("connection/auto-connect-while-connected.yaml", ##"""
 id: connection/auto/connect-while-connected
 title: connect() on an auto-mode connection that is already up fails with ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE and opens nothing
