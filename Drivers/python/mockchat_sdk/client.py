@@ -56,8 +56,8 @@ def _done(value: Any = None, error: Optional[ChatError] = None) -> asyncio.Futur
 
 
 def _after_init(method: Callable[..., asyncio.Future]) -> Callable[..., asyncio.Future]:
-    """A call made before init() fails with ERR_NOT_INITIALIZED: without the app settings
-    the SDK knows neither the connection mode nor the presence subscription."""
+    """A call made before init() fails with ERR_NOT_INITIALIZED (D28): without the app
+    settings the SDK knows neither the connection mode nor the presence subscription."""
     @functools.wraps(method)
     def checked(self: "ChatClient", *args: Any, **kwargs: Any) -> asyncio.Future:
         if not self.initialized:

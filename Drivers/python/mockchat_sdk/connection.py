@@ -13,7 +13,10 @@ Behaviour and its sources (documents in MockChat's seeds; decisions in docs/CONF
 - the background closes at once (auto), keeps the socket for the 30 s background task when
   services are configured (002), keeps it 120 s for Nexconn (003), or pings once and lets
   the server's 30 s idle rule decide (manual mode, 000; D1, D2, D5, D8, D9);
-- a keep-alive ping every 10 s whose reply must come within 10 s (D16).
+- a keep-alive ping every 10 s whose reply must come within 10 s (D16);
+- every login, connect() or init() starts a round from the first wait; a connect()
+  without network fails and changes nothing; the background ends a call still waiting
+  (D32, D33).
 """
 
 from __future__ import annotations
