@@ -158,7 +158,12 @@ def call(slot: Slot, command: str, args: dict) -> Any:
         return client.init(settings_from(args))
     if command == "login":
         return client.login(uid=args.get("uid"), auth_key=args.get("authKey"), token=args.get("token"))
-    if command in ("logout", "connect", "disconnect", "ping"):
+    if command == "logout":
+        outcome = client.logout()
+        if outcome.done() and outcome.exception() is None:
+            slot.requests.clear()      # a users request lives until logout or relaunch
+        return outcome
+    if command in ("connect", "disconnect", "ping"):
         return getattr(client, command)()
     if command == "getLoggedInUser":
         return client.get_logged_in_user()

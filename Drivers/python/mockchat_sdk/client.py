@@ -85,8 +85,9 @@ class UsersRequest:
         limit = self.limit          # the server checks it (ERR_INVALID_LIMIT, 004)
         if "no-invalid-limit" in self._client.bugs and isinstance(limit, int) and limit > 100:
             limit = 100
-        if self._exhausted:
-            return _done({"users": [], "next": None})
+        if self._exhausted:   # the last page was seen: an empty one, once connected
+            error = self._client._connection_error()
+            return _done(error=error) if error else _done({"users": [], "next": None})
         reply = self._client._request("users.list", limit=limit, status=self.status, cursor=self._cursor)
         return self._client._then(reply, self._page)
 
@@ -276,10 +277,16 @@ class ChatClient:
             self.machine.call = kind
         return self._call
 
-    def _request(self, op: str, **fields: Any) -> asyncio.Future:
+    def _connection_error(self) -> Optional[ChatError]:
+        """Why a request cannot be sent now (D23), or None."""
         if self._socket is None or self.machine.socket != "open":
-            code = errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR
-            return _done(error=ChatError(code))
+            return ChatError(errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR)
+        return None
+
+    def _request(self, op: str, **fields: Any) -> asyncio.Future:
+        error = self._connection_error()
+        if error is not None:
+            return _done(error=error)
         return self._socket.request(op, **fields)
 
     def _then(self, source: asyncio.Future, transform: Callable[[Any], Any]) -> asyncio.Future:

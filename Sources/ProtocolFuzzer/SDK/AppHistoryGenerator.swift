@@ -38,8 +38,10 @@ public struct AppHistoryGenerator: Sendable {
         let app: JSONValue? = random.chance(0.3) ? ["clientKickControl": true] : nil
         var writer = Writer(random: random, commands: commands)
         var actions: [AppAction] = []
-        // Most histories start by setting the SDK up; shrinking may take that away.
+        // Most histories start as an app does: the SDK set up, often a presence listener,
+        // the login. Shrinking may take any of that away.
         if random.chance(0.9), commands.contains("init") { actions.append(writer.initialize()) }
+        if random.chance(0.5), commands.contains("addUserListener") { actions.append(.call("addUserListener", "l1")) }
         if random.chance(0.9), commands.contains("login") { actions.append(.call("login", "alice")) }
         while actions.count < length { actions.append(writer.next()) }
         return AppHistory(seed: seed, profile: profile, app: app, actions: Array(actions.prefix(length)))
@@ -73,9 +75,9 @@ public struct AppHistoryGenerator: Sendable {
 
         private static let weights: [(Kind, Int)] = [
             (.login, 6), (.logout, 2), (.connect, 8), (.disconnect, 4), (.ping, 6), (.getLoggedInUser, 1),
-            (.getConnectionStatus, 1), (.backgroundTaskEnabled, 1), (.getUser, 2), (.fetchNext, 1), (.addUserListener, 3),
+            (.getConnectionStatus, 1), (.backgroundTaskEnabled, 1), (.getUser, 2), (.fetchNext, 3), (.addUserListener, 3),
             (.removeUserListener, 1), (.addConnectionListener, 2), (.configureServices, 3), (.willResignActive, 3),
-            (.didBackground, 6), (.foreground, 6), (.relaunch, 1), (.network, 8), (.serverDrop, 3), (.refuse, 3),
+            (.didBackground, 6), (.foreground, 6), (.relaunch, 1), (.network, 8), (.serverDrop, 3), (.refuse, 5),
             (.secondDevice, 3), (.peerOnline, 4), (.peerLeaves, 3), (.advance, 24),
         ]
 
@@ -127,7 +129,7 @@ public struct AppHistoryGenerator: Sendable {
 
         /// A page of users: mostly valid limits, sometimes 0 or 101 (which must fail).
         private mutating func fetchNext() -> AppAction {
-            let limit = random.weighted([(2, 4), (30, 2), (0, 1), (101, 1)])
+            let limit = random.weighted([(2, 4), (30, 2), (0, 1), (101, 2)])
             var request = JSONObject([("request", .string(random.chance(0.5) ? "online" : "all")), ("limit", .integer(Int64(limit)))])
             if request["request"] == "online" { request["status"] = "online" }
             return .call("fetchNext", .object(request))

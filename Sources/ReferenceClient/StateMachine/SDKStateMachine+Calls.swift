@@ -141,7 +141,11 @@ extension SDKStateMachine {
         pending.append((id, .getUser(call)))
     }
 
+    /// A users request is built on its first use with `limit` and `status` and keeps
+    /// them (docs/DRIVER.md, `fetchNext`); a logout or a relaunch discards it.
     mutating func fetchNext(_ request: String, limit: Int, status: UserStatus?, _ call: CallID?) {
+        let spec = usersRequests[request] ?? UsersRequestSpec(limit: limit, status: status)
+        usersRequests[request] = spec
         if let error = callError(needsConnection: true, "fetchNext() needs a connected socket") {
             return complete(call, .failure(error))
         }
@@ -151,7 +155,7 @@ extension SDKStateMachine {
         case .next(let next)?: cursor = next
         case nil: cursor = nil
         }
-        let id = send(.listUsers(UserListQuery(status: status, limit: limit, cursor: cursor)))
+        let id = send(.listUsers(UserListQuery(status: spec.status, limit: spec.limit, cursor: cursor)))
         pending.append((id, .listUsers(call, request: request)))
     }
 

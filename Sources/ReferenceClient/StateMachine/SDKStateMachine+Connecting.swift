@@ -128,6 +128,7 @@ extension SDKStateMachine {
         failPending(ChatError(.notLoggedIn, "The user logged out"))
         session = nil
         cursors = [:]
+        usersRequests = [:]
         stayOffline = false
         enter(.idle)
         complete(call, .success(.none))

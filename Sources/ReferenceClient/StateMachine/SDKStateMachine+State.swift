@@ -92,6 +92,12 @@ extension SDKStateMachine {
         case listUsers(CallID?, request: String)
     }
 
+    /// What a users request was built with on its first use; later calls page on.
+    struct UsersRequestSpec: Sendable, Equatable {
+        var limit: Int
+        var status: UserStatus?
+    }
+
     /// Paging state of one users request.
     enum Cursor: Sendable, Equatable {
         case next(String)

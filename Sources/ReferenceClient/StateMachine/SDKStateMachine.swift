@@ -103,6 +103,7 @@ public struct SDKStateMachine: Sendable {
     var userListeners: [String] = []
     var connectionListeners: [String] = []
     var cursors: [String: Cursor] = [:]
+    var usersRequests: [String: UsersRequestSpec] = [:]
     var stayOffline = false
     var armedTimers: Set<TimerKind> = []
     var output: [SDKAction] = []
