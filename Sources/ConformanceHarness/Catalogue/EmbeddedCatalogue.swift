@@ -2989,6 +2989,27 @@ steps:
   - a.fetchNext: { limit: 5 }
   - expect: { a.result: { uids: [], next: null } }
 """##),
+        ("users/list-request-keeps-its-limit.yaml", ##"""
+id: users/list/request-keeps-its-limit
+title: A users request keeps the limit it was built with - a request built with 101 keeps failing with ERR_INVALID_LIMIT; after logout() the name starts a new request
+source: "004_376028ecd0ea17fe.txt, Get Online Users (request parameters limit and status) and Common Error Codes (ERR_INVALID_LIMIT) - a request keeps its parameters and request names end at logout: docs/DRIVER.md, fetchNext"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.fetchNext: { request: big, limit: 101 }
+    expect_error: ERR_INVALID_LIMIT
+  - a.fetchNext: { request: big, limit: 2 }
+    expect_error: ERR_INVALID_LIMIT
+  - a.fetchNext: { request: small, limit: 2 }
+  - expect: { a.result: { uids: [alice, bob], next: "after:bob" } }
+  - a.logout: {}
+  - a.login: alice
+  - a.fetchNext: { request: big, limit: 2 }
+  - expect:
+      a.result: { uids: [alice, bob], next: "after:bob" }
+      server.sent: { to: alice, error: ERR_INVALID_LIMIT, count: 2 }
+"""##),
         ("users/status-raw-values.yaml", ##"""
 id: users/status/raw-values
 title: UserStatus carries the documented raw values - online is 0 and offline is 1
