@@ -59,10 +59,12 @@ public final class Clock {
     }
 
     /// Schedules `fire` at `deadline` (at once on the next firing pass if it is past).
+    /// A `late` timer fires after every other timer due at the same instant: an SDK's
+    /// timers after the server's, as across processes (docs/DRIVER.md, "One timeline").
     @discardableResult
-    public func schedule(at deadline: Instant, _ fire: @escaping () -> Void) -> TimerID {
+    public func schedule(at deadline: Instant, late: Bool = false, _ fire: @escaping () -> Void) -> TimerID {
         nextSequence += 1
-        queue.push(.init(deadline: deadline, sequence: nextSequence))
+        queue.push(.init(deadline: deadline, late: late, sequence: nextSequence))
         callbacks[nextSequence] = fire
         rearm()
         return TimerID(sequence: nextSequence)
@@ -70,8 +72,8 @@ public final class Clock {
 
     /// Schedules `fire` after `milliseconds` from now.
     @discardableResult
-    public func schedule(after milliseconds: Int64, _ fire: @escaping () -> Void) -> TimerID {
-        schedule(at: now.advanced(by: milliseconds), fire)
+    public func schedule(after milliseconds: Int64, late: Bool = false, _ fire: @escaping () -> Void) -> TimerID {
+        schedule(at: now.advanced(by: milliseconds), late: late, fire)
     }
 
     /// Cancels a timer; a no-op if it already fired or was cancelled.
@@ -114,7 +116,7 @@ public final class Clock {
         var shifted = TimerHeap()
         while let entry = queue.pop() {
             guard callbacks[entry.sequence] != nil else { continue }
-            shifted.push(.init(deadline: entry.deadline.advanced(by: delta), sequence: entry.sequence))
+            shifted.push(.init(deadline: entry.deadline.advanced(by: delta), late: entry.late, sequence: entry.sequence))
         }
         queue = shifted
         virtualNow = instant
@@ -166,9 +168,10 @@ public final class Clock {
 struct TimerHeap {
     struct Entry: Comparable {
         var deadline: Instant
+        var late = false
         var sequence: UInt64
         static func < (a: Entry, b: Entry) -> Bool {
-            (a.deadline, a.sequence) < (b.deadline, b.sequence)
+            (a.deadline, a.late ? 1 : 0, a.sequence) < (b.deadline, b.late ? 1 : 0, b.sequence)
         }
     }
 

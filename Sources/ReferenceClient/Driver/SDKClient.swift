@@ -143,7 +143,8 @@ public final class SDKClient {
         loop.clock.cancel(timers[kind]?.id)
         timerSerial += 1
         let serial = timerSerial
-        let id = loop.clock.schedule(after: milliseconds) { [weak self] in
+        // Late: at one instant the server's timers fire first, as with a driver.
+        let id = loop.clock.schedule(after: milliseconds, late: true) { [weak self] in
             guard let self, self.timers[kind]?.serial == serial else { return }
             self.timers[kind] = nil
             self.record(.timerFired(kind))
