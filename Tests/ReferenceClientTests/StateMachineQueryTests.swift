@@ -56,14 +56,18 @@ import Testing
         #expect(other == [.send(.integer(4), .listUsers(UserListQuery(status: .offline, limit: 30, cursor: nil)))])
     }
 
-    @Test func invalidLimitIsReportedAndKeepsTheCursor() {
+    /// A request keeps the limit it was built with (docs/DRIVER.md, `fetchNext`): its
+    /// next page asks again with 0 from the start; a new request uses its own limit.
+    @Test func invalidLimitIsReportedAndTheRequestKeepsItsLimit() {
         var rig = Rig()
         rig.connectedAuto()
         let (bad, _) = rig.call(.fetchNext(request: "all", limit: 0, status: nil))
         let error = ChatError(.invalidLimit)
         #expect(rig.receive(.error(id: .integer(2), error)) == [.completeCall(bad, .failure(error))])
         let (_, retry) = rig.call(.fetchNext(request: "all", limit: 10, status: nil))
-        #expect(retry == [.send(.integer(3), .listUsers(UserListQuery(status: nil, limit: 10, cursor: nil)))])
+        #expect(retry == [.send(.integer(3), .listUsers(UserListQuery(status: nil, limit: 0, cursor: nil)))])
+        let (_, fresh) = rig.call(.fetchNext(request: "ten", limit: 10, status: nil))
+        #expect(fresh == [.send(.integer(4), .listUsers(UserListQuery(status: nil, limit: 10, cursor: nil)))])
     }
 
     @Test func presenceEventsReachTheCurrentUserListeners() {
