@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 import ReferenceClient
 
 /// The JSON forms of docs/DRIVER.md: commands with their `args`, call results and
