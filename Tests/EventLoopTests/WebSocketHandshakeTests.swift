@@ -46,11 +46,6 @@ private func parsed(_ text: String) throws -> (HTTPRequest, [UInt8]) {
 
 private struct ParseFailed: Error {}
 
-@Test func acceptValueMatchesRFCExample() {
-    #expect(WebSocketHandshake.acceptValue(forKey: sampleKey) == sampleAccept)
-    #expect(WebSocketHandshake.acceptValue(forKey: "x3JJHMbDL1EzLkh9GBhXDw==") == "HSmrc0sMlYUkAGmm5OPpG2HaGWk=")
-}
-
 @Test func acceptsValidUpgradeWith101() throws {
     let decision = WebSocketHandshake.evaluate(upgradeRequest())
     guard case .accept(let response) = decision else {

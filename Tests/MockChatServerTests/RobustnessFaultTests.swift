@@ -2,7 +2,9 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// Rows 25-30 of the robustness checklist: lost peers, simultaneous devices, random
 /// histories against a reference model, shutdown under load, bad control requests and
@@ -341,7 +343,7 @@ extension Robustness {
         @Test func row30_fuzzCorpusSeedsGetAnAnswerOverTheSocket() throws {
             let f = try ServerFixture()
             let bystander = try Bystander(f)
-            let corpus = packageRoot().appendingPathComponent("Fixtures/fuzz-corpus")
+            let corpus = PackagePaths.root.appendingPathComponent("Fixtures/fuzz-corpus")
             let http = try FileManager.default.contentsOfDirectory(atPath: corpus.appendingPathComponent("http").path).sorted()
             for name in http {
                 let bytes = try Data(contentsOf: corpus.appendingPathComponent("http/\(name)"))

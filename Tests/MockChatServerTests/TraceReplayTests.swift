@@ -2,6 +2,7 @@ import ChatProtocol
 import EventLoop
 import Foundation
 @testable import MockChatServer
+import MockChatTestSupport
 import Testing
 
 /// The trace holds what a replay needs: who sent each frame, every fault's parameters,
@@ -41,7 +42,7 @@ import Testing
         #expect(control[1]["frame"]?["users"]?.arrayValue?.isEmpty == false)
         #expect(control[1]["frame"]?["app"]?["authKey"] == .string(TraceLog.redacted))
         #expect(control[2]["frame"] == ["ms": 1500])
-        #expect(try f.control("GET", "/control/trace").header("X-Trace-Format") == ["\(TraceLog.formatVersion)"])
+        #expect(try f.control("GET", "/control/trace").headerValues("X-Trace-Format") == ["\(TraceLog.formatVersion)"])
     }
 
     @Test func aTraceFileStartsWithAVersionedHeaderAndLongLoadsGoBesideIt() throws {

@@ -1,4 +1,4 @@
-import EventLoop
+import MockChatCore
 
 /// Builds the masked frames a WebSocket client sends (RFC 6455, section 5.2).
 ///
@@ -7,11 +7,12 @@ import EventLoop
 /// for no copies it does not need. Masks come from a seeded generator, so a run's
 /// bytes are reproducible.
 public struct ClientFrameEncoder: Sendable {
-    private var masks: SplitMix64
+    @usableFromInline var masks: SplitMix64
 
     public init(seed: UInt64) { masks = SplitMix64(seed: seed) }
 
     /// Appends one masked frame with `opcode` (1 text, 8 close, 9 ping, 10 pong).
+    @inlinable
     public mutating func append(opcode: UInt8, payload: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
         buffer.append(0x80 | opcode)
         let count = payload.count
@@ -34,6 +35,7 @@ public struct ClientFrameEncoder: Sendable {
     }
 
     /// Appends one masked text frame.
+    @inlinable
     public mutating func appendText(_ text: [UInt8], to buffer: inout [UInt8]) {
         text.withUnsafeBytes { append(opcode: 1, payload: $0, to: &buffer) }
     }

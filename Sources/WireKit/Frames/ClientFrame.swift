@@ -1,9 +1,10 @@
-/// One client WebSocket frame as the wire fuzzer builds it, well-formed or not
-/// (RFC 6455 §5.2): every header field can be set to any value, and the length in
-/// the header can differ from the payload that follows.
-struct FrameSpec: Sendable, Equatable {
+/// One client WebSocket frame, well-formed or not (RFC 6455 §5.2): every header field
+/// can be set to any value, and the length in the header can differ from the payload
+/// that follows, so the fuzzer and the robustness tests can write broken frames.
+/// For a stream of well-formed frames on a hot path, use ``ClientFrameEncoder``.
+public struct ClientFrame: Sendable, Equatable {
     /// How the payload length is written.
-    enum LengthForm: Sendable, Equatable {
+    public enum LengthForm: Sendable, Equatable {
         /// 7 bits, 16 bits or 64 bits, whichever is the shortest (the only valid form).
         case minimal
         /// Always the 16-bit form (126).
@@ -12,19 +13,33 @@ struct FrameSpec: Sendable, Equatable {
         case sixtyFour
     }
 
-    var fin = true
+    /// Whether this is the last frame of a message.
+    public var fin: Bool
     /// RSV1-3 as the low three bits.
-    var rsv: UInt8 = 0
+    public var rsv: UInt8
     /// 4 bits: 0 continuation, 1 text, 2 binary, 8 close, 9 ping, 10 pong.
-    var opcode: UInt8
-    var masked = true
-    var payload: [UInt8]
+    public var opcode: UInt8
+    /// Whether the payload is masked (clients must mask).
+    public var masked: Bool
+    public var payload: [UInt8]
     /// The length written in the header; nil writes the payload's.
-    var declaredLength: UInt64?
-    var lengthForm = LengthForm.minimal
+    public var declaredLength: UInt64?
+    public var lengthForm: LengthForm
 
-    /// The frame's bytes, masked with `mask` when ``masked``.
-    func encoded(mask: UInt32) -> [UInt8] {
+    /// A frame; the defaults make a valid final, masked frame.
+    public init(fin: Bool = true, rsv: UInt8 = 0, opcode: UInt8, masked: Bool = true, payload: [UInt8],
+                declaredLength: UInt64? = nil, lengthForm: LengthForm = .minimal) {
+        self.fin = fin
+        self.rsv = rsv
+        self.opcode = opcode
+        self.masked = masked
+        self.payload = payload
+        self.declaredLength = declaredLength
+        self.lengthForm = lengthForm
+    }
+
+    /// The frame's bytes, masked with `mask` (the key, big-endian) when ``masked``.
+    public func encoded(mask: UInt32) -> [UInt8] {
         var bytes: [UInt8] = [(fin ? 0x80 : 0) | ((rsv & 0x7) << 4) | (opcode & 0xF)]
         let length = declaredLength ?? UInt64(payload.count)
         let maskBit: UInt8 = masked ? 0x80 : 0
@@ -73,7 +88,7 @@ struct FrameSpec: Sendable, Equatable {
     }
 
     /// A close frame's payload: the code, big-endian, then the reason.
-    static func closePayload(code: UInt16, reason: [UInt8] = []) -> [UInt8] {
+    public static func closePayload(code: UInt16, reason: [UInt8] = []) -> [UInt8] {
         [UInt8(code >> 8), UInt8(code & 0xFF)] + reason
     }
 }
