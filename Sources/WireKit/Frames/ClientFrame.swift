@@ -40,21 +40,9 @@ public struct ClientFrame: Sendable, Equatable {
 
     /// The frame's bytes, masked with `mask` (the key, big-endian) when ``masked``.
     public func encoded(mask: UInt32) -> [UInt8] {
-        var bytes: [UInt8] = [(fin ? 0x80 : 0) | ((rsv & 0x7) << 4) | (opcode & 0xF)]
-        let length = declaredLength ?? UInt64(payload.count)
-        let maskBit: UInt8 = masked ? 0x80 : 0
-        let form: LengthForm = lengthForm == .minimal ? (length < 126 ? .minimal : length < 65_536 ? .sixteen : .sixtyFour)
-                                                      : lengthForm
-        switch form {
-        case .minimal:
-            bytes.append(maskBit | UInt8(length))
-        case .sixteen:
-            bytes.append(maskBit | 126)
-            bytes += [UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
-        case .sixtyFour:
-            bytes.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt64(shift))) }
-        }
+        var bytes: [UInt8] = []
+        FrameHeader.append(fin: fin, rsv: rsv, opcode: opcode, masked: masked, length: declaredLength ?? UInt64(payload.count),
+                           form: lengthForm, to: &bytes)
         guard masked else { return bytes + payload }
         let key = [UInt8(truncatingIfNeeded: mask >> 24), UInt8(truncatingIfNeeded: mask >> 16),
                    UInt8(truncatingIfNeeded: mask >> 8), UInt8(truncatingIfNeeded: mask)]

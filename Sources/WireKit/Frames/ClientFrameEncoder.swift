@@ -14,23 +14,14 @@ public struct ClientFrameEncoder: Sendable {
     /// Appends one masked frame with `opcode` (1 text, 8 close, 9 ping, 10 pong).
     @inlinable
     public mutating func append(opcode: UInt8, payload: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
-        buffer.append(0x80 | opcode)
         let count = payload.count
-        if count < 126 {
-            buffer.append(0x80 | UInt8(count))
-        } else if count <= 0xFFFF {
-            buffer.append(0x80 | 126)
-            buffer.append(UInt8(count >> 8))
-            buffer.append(UInt8(count & 0xFF))
-        } else {
-            buffer.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift))) }
-        }
+        FrameHeader.append(opcode: opcode, masked: true, length: UInt64(count), to: &buffer)
         let mask = UInt32(truncatingIfNeeded: masks.next())
-        let key = [UInt8(mask >> 24), UInt8((mask >> 16) & 0xFF), UInt8((mask >> 8) & 0xFF), UInt8(mask & 0xFF)]
-        buffer.append(contentsOf: key)
-        for index in 0..<count {
-            buffer.append(payload[index] ^ key[index & 3])
+        withUnsafeBytes(of: mask.bigEndian) { key in
+            buffer.append(contentsOf: key)
+            for index in 0..<count {
+                buffer.append(payload[index] ^ key[index & 3])
+            }
         }
     }
 

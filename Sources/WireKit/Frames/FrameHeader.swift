@@ -54,4 +54,26 @@ public struct FrameHeader: Sendable, Equatable {
         guard let mask else { return 0 }
         return UInt8(truncatingIfNeeded: mask >> UInt32(24 - 8 * (index & 3)))
     }
+
+    /// Appends a header for a payload of `length` bytes, the length written in `form`
+    /// (RFC 6455 §5.2); a masked header still needs its 4-byte key after it.
+    @inlinable
+    public static func append(fin: Bool = true, rsv: UInt8 = 0, opcode: UInt8, masked: Bool, length: UInt64,
+                              form: ClientFrame.LengthForm = .minimal, to bytes: inout [UInt8]) {
+        bytes.append((fin ? 0x80 : 0) | ((rsv & 0x7) << 4) | (opcode & 0xF))
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        let form: ClientFrame.LengthForm = form == .minimal
+            ? (length < 126 ? .minimal : length < 65_536 ? .sixteen : .sixtyFour) : form
+        switch form {
+        case .minimal:
+            bytes.append(maskBit | UInt8(truncatingIfNeeded: length))
+        case .sixteen:
+            bytes.append(maskBit | 126)
+            bytes.append(UInt8(truncatingIfNeeded: length >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: length))
+        case .sixtyFour:
+            bytes.append(maskBit | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt64(shift))) }
+        }
+    }
 }
