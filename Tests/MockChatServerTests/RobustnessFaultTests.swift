@@ -213,7 +213,7 @@ extension Robustness {
             let exited = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var exitedAt: UInt64 = 0
             process.terminationHandler = { _ in
-                exitedAt = DispatchTime.now().uptimeNanoseconds
+                exitedAt = MonotonicTime.now()
                 exited.signal()
             }
             try process.run()
@@ -259,11 +259,11 @@ extension Robustness {
                 socket.send(text: Array(Request.login(login).json(id: .integer(1)).serialized().utf8))
             }
             #expect(loop.run(timeout: 30) { replies >= sockets.count })
-            let signalledAt = DispatchTime.now().uptimeNanoseconds
+            let signalledAt = MonotonicTime.now()
             kill(process.processIdentifier, SIGTERM)
             // Keep answering close frames until every client is closed and the process is gone.
             let deadline = signalledAt + 10_000_000_000
-            while (closes.count < sockets.count || process.isRunning) && DispatchTime.now().uptimeNanoseconds < deadline {
+            while (closes.count < sockets.count || process.isRunning) && MonotonicTime.now() < deadline {
                 loop.run(timeout: 0.01) { closes.count == sockets.count && !process.isRunning }
             }
             #expect(exited.wait(timeout: .now() + 5) == .success)

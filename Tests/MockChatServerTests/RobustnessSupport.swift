@@ -225,9 +225,9 @@ enum ProcessProbe {
 
     /// Wall-clock seconds spent in `work`.
     static func seconds(_ work: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let stopwatch = Stopwatch()
         try work()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return stopwatch.elapsedSeconds
     }
 }
 
