@@ -131,14 +131,17 @@ public final class ServerFixture {
         return reply
     }
 
-    /// A request to the control API (``ControlRequest``); the body, if any, is sent with its length.
+    /// A request to the control API, sent the way every client in the package sends
+    /// one (``ControlRequest`` over ``HTTPExchange``); the body, if any, with its length.
     public func control(_ method: String, _ path: String, body: String? = nil) throws -> HTTPReply {
         let request = ControlRequest(method: method, path: path, host: server.address.description,
                                      body: Array((body ?? "").utf8))
-        let raw = try rawExchange(request.bytes)
-        guard let reply = HTTPReply(raw.received) else {
-            throw FixtureFailure("not an HTTP response: \(String(decoding: raw.received, as: UTF8.self))")
+        var outcome: Result<HTTPReply, HTTPExchange.Failure>?
+        HTTPExchange.send(request, on: loop, to: server.address) { outcome = $0 }
+        guard loop.run(timeout: 5, until: { outcome != nil }), let outcome else {
+            throw FixtureFailure("the control API did not answer \(method) \(path)")
         }
+        let reply = try outcome.get()
         settle()
         return reply
     }
