@@ -126,7 +126,7 @@ public enum DriverCodec {
         case "all": return .allUsers
         case "friends": return .friends
         case "none": return PresenceSubscription.none
-        default: return value["roles"]?.arrayValue.map { .roles($0.compactMap(\.stringValue)) }
+        default: return value["roles"].flatMap(PresenceSubscription.init(scenarioValue:))
         }
     }
 
