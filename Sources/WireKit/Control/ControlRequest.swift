@@ -2,6 +2,7 @@
 /// response, then the server closes (`Connection: close`). Read the answer with
 /// ``HTTPResponseReader``; EventLoop's `HTTPExchange` does both over a connection.
 public struct ControlRequest: Sendable, Equatable {
+    /// `GET` or `POST`.
     public var method: String
     /// The target, e.g. `/control/settle` or `/control/trace?since=3`.
     public var path: String

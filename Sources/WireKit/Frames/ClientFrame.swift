@@ -21,9 +21,11 @@ public struct ClientFrame: Sendable, Equatable {
     public var opcode: UInt8
     /// Whether the payload is masked (clients must mask).
     public var masked: Bool
+    /// The payload before masking.
     public var payload: [UInt8]
     /// The length written in the header; nil writes the payload's.
     public var declaredLength: UInt64?
+    /// How the length is written (only ``LengthForm/minimal`` is valid).
     public var lengthForm: LengthForm
 
     /// A frame; the defaults make a valid final, masked frame.

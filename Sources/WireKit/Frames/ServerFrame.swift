@@ -4,6 +4,7 @@ public struct ServerFrame: Sendable, Equatable {
     public var fin: Bool
     /// 4 bits: 0 continuation, 1 text, 2 binary, 8 close, 9 ping, 10 pong.
     public var opcode: UInt8
+    /// The payload as sent (servers never mask).
     public var payload: [UInt8]
 
     public init(fin: Bool = true, opcode: UInt8, payload: [UInt8]) {

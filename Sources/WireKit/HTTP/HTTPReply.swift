@@ -4,6 +4,7 @@ public struct HTTPReply: Sendable, Equatable {
     public var status: Int
     /// Header fields in the order they arrived, values trimmed.
     public var headers: [(name: String, value: String)]
+    /// The body, as long as `Content-Length` said, or up to the end of the stream.
     public var body: [UInt8]
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

@@ -19,6 +19,7 @@ public struct HTTPResponseReader: Sendable {
 
     /// Largest head accepted.
     public let maxHeadBytes: Int
+    /// Where the reader is.
     public private(set) var state = State.head
     /// The status and headers as soon as the head is in, the body once complete.
     public private(set) var reply: HTTPReply?
