@@ -42,12 +42,16 @@ let package = Package(
         .target(name: "ProtocolFuzzer", dependencies: [
             "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
         ]),
+        // `mockchat scenarios from-trace` and `shrink`: recordings turned into scenarios.
+        .target(name: "TraceReplay", dependencies: [
+            "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "ChatProtocol",
+        ]),
         // `mockchat bench`: a load generator on its own loop.
         .target(name: "LoadGenerator", dependencies: [
             "EventLoop", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "mockchat", dependencies: [
-            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "LoadGenerator",
+            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -64,5 +68,8 @@ let package = Package(
             "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
         ], exclude: ["Fixtures"]),
         .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
+        .testTarget(name: "TraceReplayTests", dependencies: [
+            "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+        ]),
     ]
 )
