@@ -56,6 +56,7 @@ public struct RecordingReader {
         do { builtIn = try FixtureSet.embedded() } catch { throw TraceError("the built-in fixtures: \(error)", file: trace.path) }
         let builtInApp = builtIn.settings.json
         var start = Fixtures(users: .array([]), app: builtInApp, authKey: builtIn.settings.authKey)
+        start.load(users: builtIn.directory.json["users"], app: nil)
         start.load(users: trace.fixtures["users"], app: trace.fixtures["app"])
         startFixtures = start
         fixtures = start
