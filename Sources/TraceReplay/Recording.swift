@@ -41,7 +41,8 @@ public struct Recording: Sendable {
     public func steps() -> [JSONValue] {
         var steps: [JSONValue] = []
         var now: Int64 = 0
-        for moment in moments {
+        // A moment where only time passed is covered by the next one's advance.
+        for moment in moments where moment.action != nil || !moment.expectations.isEmpty {
             advance(to: moment.at, from: &now, into: &steps)
             if let action = moment.action { steps.append(action) }
             if !moment.expectations.isEmpty { steps.append(["expect": .object(moment.expectations)]) }

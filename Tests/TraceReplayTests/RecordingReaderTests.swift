@@ -56,6 +56,17 @@ import Testing
         ])
     }
 
+    @Test func underAFaultWhatTheServerSentIsCheckedOnItsSide() throws {
+        let steps = try steps([
+            #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1","text":"127.0.0.1"}"#,
+            #"{"seq":2,"t":1700000000.0,"kind":"control","uid":"bob","route":"POST /control/faults","frame":{"fault":"delay","ms":250,"uid":"bob"},"text":"fault delay on"}"#,
+            #"{"seq":3,"t":1700000000.0,"kind":"in","conn":"c1","uid":"bob","device":"p","frame":{"id":1,"op":"ping"}}"#,
+            #"{"seq":4,"t":1700000000.0,"kind":"out","conn":"c1","uid":"bob","device":"p","frame":{"id":1,"error":{"errorCode":"ERR_NOT_LOGGED_IN","errorDescription":"x"}}}"#,
+        ])
+        #expect(steps[3] == #"{"expect":{"server.sent":[{"to":"bob","device":"p","frame.id":1,"frame.error.errorCode":"ERR_NOT_LOGGED_IN","at":0.0}]}}"#)
+        #expect(steps.count == 4, "no wire checks at the end: delivery may differ under the fault")
+    }
+
     @Test func aControlEntryWithoutItsRouteIsNamed() {
         #expect(throws: TraceError.self) {
             try steps([#"{"seq":1,"t":1700000000.0,"kind":"control","frame":{"fault":"drop","uid":"bob"},"text":"fault drop on"}"#])
