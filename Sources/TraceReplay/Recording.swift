@@ -51,17 +51,19 @@ public struct Recording: Sendable {
         return steps
     }
 
-    /// The actions of the moments at `indices` at their recorded times, the clock moved
-    /// to the end of the recording, then `observation` (an `expect` mapping).
-    public func steps(keeping indices: [Int], observing observation: JSONValue) -> [JSONValue] {
+    /// The actions of the moments at `indices` at their recorded times (or at `times`,
+    /// one per index), the clock moved on to `end` (default: the end of the recording),
+    /// then `observation` (an `expect` mapping).
+    public func steps(keeping indices: [Int], at times: [Int64]? = nil, until end: Int64? = nil,
+                      observing observation: JSONValue) -> [JSONValue] {
         var steps: [JSONValue] = []
         var now: Int64 = 0
-        for index in indices {
+        for (offset, index) in indices.enumerated() {
             guard let action = moments[index].action else { continue }
-            advance(to: moments[index].at, from: &now, into: &steps)
+            advance(to: times?[offset] ?? moments[index].at, from: &now, into: &steps)
             steps.append(action)
         }
-        advance(to: end, from: &now, into: &steps)
+        advance(to: end ?? self.end, from: &now, into: &steps)
         steps.append(["expect": observation])
         return steps
     }

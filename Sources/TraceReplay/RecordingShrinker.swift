@@ -9,7 +9,8 @@ import ProtocolFuzzer
 /// A candidate is a subset of the recording's actions, each at its recorded time,
 /// the clock moved to the end of the recording, then the observation; it shows the
 /// bug when the scenario passes. The search is the fuzzers' delta debugging
-/// (``Shrinker``), so the result is 1-minimal when the budget allows.
+/// (``Shrinker``), so the result is 1-minimal when the budget allows; then each wait
+/// between the kept actions that the observation does not need is taken out.
 public struct RecordingShrinker {
     /// What a shrink did.
     public struct Outcome: Sendable {
@@ -51,10 +52,33 @@ public struct RecordingShrinker {
         let kept = shrinker.minimize(all) { candidate in
             run(recording.steps(keeping: candidate, observing: observation)).verdict == .passed ? candidate : nil
         }
-        let steps = recording.steps(keeping: kept, observing: observation)
+        let (times, end, timeTests) = closedUp(kept)
+        let steps = recording.steps(keeping: kept, at: times, until: end, observing: observation)
         return Outcome(actionsBefore: all.count, actionsAfter: kept.count, stepsBefore: full.count, stepsAfter: steps.count,
-                       tests: shrinker.tests + 1,
+                       tests: shrinker.tests + 1 + timeTests,
                        seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9, steps: steps)
+    }
+
+    /// Times for the kept actions with each wait that the observation does not need
+    /// taken out, earliest first, and the end (the last wait too, when it is not needed);
+    /// how many candidates that took.
+    func closedUp(_ kept: [Int]) -> (times: [Int64], end: Int64, tests: Int) {
+        var times = kept.map { recording.moments[$0].at }
+        var tail = recording.end - (times.last ?? 0)
+        var tests = 0
+        func shows(_ candidate: [Int64], _ tail: Int64) -> Bool {
+            tests += 1
+            let steps = recording.steps(keeping: kept, at: candidate, until: (candidate.last ?? 0) + tail, observing: observation)
+            return run(steps).verdict == .passed
+        }
+        for index in times.indices {
+            let gap = times[index] - (index == 0 ? 0 : times[index - 1])
+            guard gap > 0 else { continue }
+            let candidate = times.enumerated().map { $0.offset >= index ? $0.element - gap : $0.element }
+            if shows(candidate, tail) { times = candidate }
+        }
+        if tail > 0, shows(times, 0) { tail = 0 }
+        return (times, (times.last ?? 0) + tail, tests)
     }
 
     /// Runs steps as a scenario on a fresh in-process server.

@@ -31,13 +31,16 @@ extension ScenariosCommand {
         @Option(help: "The scenario's title.")
         var title: String?
 
+        @Option(help: "The scenario's source: the report, issue or document it reproduces.")
+        var source = "recorded with `mockchat serve --record`"
+
         func run() throws {
             let recording = try TraceInput.recording(file, command: "from-trace")
             let steps = recording.steps()
             let name = TraceInput.name(file)
             let text = recording.yaml(
                 id: id ?? "regressions/recorded-\(name)", title: title ?? "Replay of the recording \(name)",
-                source: "recorded with `mockchat serve --record`", steps: steps,
+                source: source, steps: steps,
                 comments: ["Made by `mockchat scenarios from-trace \(name)`: wire clients send the recorded frames at the",
                            "recorded times; each expect step holds what the server sent until the next action."])
             try TraceInput.emit(text, to: output, command: "from-trace")
@@ -73,6 +76,9 @@ extension ScenariosCommand {
         @Option(help: "The scenario's title.")
         var title: String?
 
+        @Option(help: "The scenario's source: the report, issue or document it reproduces.")
+        var source = "recorded with `mockchat serve --record`"
+
         @Option(help: "Wall-clock seconds the search may take; the smallest scenario so far is kept.")
         var budget: Double = 120
 
@@ -95,9 +101,9 @@ extension ScenariosCommand {
             let name = TraceInput.name(file)
             let text = recording.yaml(
                 id: id ?? "regressions/shrunk-\(name)", title: title ?? "Shrunk from the recording \(name)",
-                source: "recorded with `mockchat serve --record`", steps: outcome.steps,
+                source: source, steps: outcome.steps,
                 comments: ["Made by `mockchat scenarios shrink \(name)`: \(outcome.actionsBefore) actions shrunk to",
-                           "\(outcome.actionsAfter), each at its recorded time; the last step is the observation."])
+                           "\(outcome.actionsAfter), without the waits it does not need; the last step is the observation."])
             try TraceInput.emit(text, to: output, command: "shrink")
             TraceInput.note(String(format: "shrink: %d actions (%d steps) -> %d actions (%d steps) in %.1f s, %d candidates run",
                                    outcome.actionsBefore, outcome.stepsBefore, outcome.actionsAfter, outcome.stepsAfter,
