@@ -22,30 +22,20 @@ extension ScenariosCommand {
         @Argument(help: "The recording: a trace file with its header line.")
         var file: String
 
-        @Option(name: .shortAndLong, help: "Write the scenario here (default: standard output).")
-        var output: String?
-
-        @Option(help: "The scenario's id (default: regressions/recorded-NAME).")
-        var id: String?
-
-        @Option(help: "The scenario's title.")
-        var title: String?
-
-        @Option(help: "The scenario's source: the report, issue or document it reproduces.")
-        var source = "recorded with `mockchat serve --record`"
+        @OptionGroup var made: MadeScenario
 
         func run() throws {
             let recording = try TraceInput.recording(file, command: "from-trace")
             let steps = recording.steps()
             let name = TraceInput.name(file)
             let text = recording.yaml(
-                id: id ?? "regressions/recorded-\(name)", title: title ?? "Replay of the recording \(name)",
-                source: source, steps: steps,
+                id: made.id ?? "regressions/recorded-\(name)", title: made.title ?? "Replay of the recording \(name)",
+                source: made.source, steps: steps,
                 comments: ["Made by `mockchat scenarios from-trace \(name)`: wire clients send the recorded frames at the",
                            "recorded times; each expect step holds what the server sent until the next action."])
-            try TraceInput.emit(text, to: output, command: "from-trace")
+            try TraceInput.emit(text, to: made.output, command: "from-trace")
             let actions = recording.actionIndices.count
-            TraceInput.note("from-trace: \(steps.count) steps (\(actions) actions) from \(name)\(output.map { " written to \($0)" } ?? "")")
+            TraceInput.note("from-trace: \(steps.count) steps (\(actions) actions) from \(name)\(made.output.map { " written to \($0)" } ?? "")")
         }
     }
 
@@ -67,25 +57,15 @@ extension ScenariosCommand {
         @Option(help: "The observation that shows the bug: expect-step assertions in YAML.")
         var expect: String
 
-        @Option(name: .shortAndLong, help: "Write the scenario here (default: standard output).")
-        var output: String?
-
-        @Option(help: "The scenario's id (default: regressions/shrunk-NAME).")
-        var id: String?
-
-        @Option(help: "The scenario's title.")
-        var title: String?
-
-        @Option(help: "The scenario's source: the report, issue or document it reproduces.")
-        var source = "recorded with `mockchat serve --record`"
+        @OptionGroup var made: MadeScenario
 
         @Option(help: "Wall-clock seconds the search may take; the smallest scenario so far is kept.")
         var budget: Double = 120
 
         func run() throws {
-            let observation: JSONValueBox
+            let observation: JSONValue
             do {
-                observation = JSONValueBox(try ScenarioLoader.assertions(yaml: expect))
+                observation = try ScenarioLoader.assertions(yaml: expect)
             } catch {
                 TraceInput.note("mockchat scenarios shrink: --expect: \(error.message)")
                 throw ExitCode(2)
@@ -93,18 +73,18 @@ extension ScenariosCommand {
             let recording = try TraceInput.recording(file, command: "shrink")
             let outcome: RecordingShrinker.Outcome
             do {
-                outcome = try RecordingShrinker(recording: recording, observation: observation.value, budgetSeconds: budget).shrink()
+                outcome = try RecordingShrinker(recording: recording, observation: observation, budgetSeconds: budget).shrink()
             } catch {
                 TraceInput.note("mockchat scenarios shrink: \(error.message)")
                 throw ExitCode(1)
             }
             let name = TraceInput.name(file)
             let text = recording.yaml(
-                id: id ?? "regressions/shrunk-\(name)", title: title ?? "Shrunk from the recording \(name)",
-                source: source, steps: outcome.steps,
+                id: made.id ?? "regressions/shrunk-\(name)", title: made.title ?? "Shrunk from the recording \(name)",
+                source: made.source, steps: outcome.steps,
                 comments: ["Made by `mockchat scenarios shrink \(name)`: \(outcome.actionsBefore) actions shrunk to",
                            "\(outcome.actionsAfter), without the waits it does not need; the last step is the observation."])
-            try TraceInput.emit(text, to: output, command: "shrink")
+            try TraceInput.emit(text, to: made.output, command: "shrink")
             TraceInput.note(String(format: "shrink: %d actions (%d steps) -> %d actions (%d steps) in %.1f s, %d candidates run",
                                    outcome.actionsBefore, outcome.stepsBefore, outcome.actionsAfter, outcome.stepsAfter,
                                    outcome.seconds, outcome.tests))
@@ -112,10 +92,19 @@ extension ScenariosCommand {
     }
 }
 
-/// A checked JSON value carried out of a `do` block.
-private struct JSONValueBox {
-    var value: JSONValue
-    init(_ value: JSONValue) { self.value = value }
+/// Where a scenario made from a recording goes, and what it is called.
+struct MadeScenario: ParsableArguments {
+    @Option(name: .shortAndLong, help: "Write the scenario here (default: standard output).")
+    var output: String?
+
+    @Option(help: "The scenario's id (default: regressions/recorded-NAME or regressions/shrunk-NAME).")
+    var id: String?
+
+    @Option(help: "The scenario's title.")
+    var title: String?
+
+    @Option(help: "The scenario's source: the report, issue or document it reproduces.")
+    var source = "recorded with `mockchat serve --record`"
 }
 
 /// Reading a recording and writing a scenario, shared by `from-trace` and `shrink`.
