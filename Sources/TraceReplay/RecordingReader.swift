@@ -30,7 +30,7 @@ public struct RecordingReader {
     /// Wire client name of each connection.
     private var names: [String: String] = [:]
     private var received: [String: Int] = [:]
-    private var ended: [String: Bool] = [:]
+    private var ended: Set<String> = []
     private var ends: [String: TraceView.ConnectionEnd] = [:]
     private var droppedByFault: Set<String> = []
     /// Whether a fault (or any control request that is not a reset, a fixture load or a
@@ -145,8 +145,8 @@ public struct RecordingReader {
             case "fault" where text.hasPrefix("drop"):
                 if let conn { droppedByFault.insert(conn) }
             case "close":
-                guard let conn, ended[conn] == nil, let end = ends[conn] else { continue }
-                ended[conn] = true
+                guard let conn, !ended.contains(conn), let end = ends[conn] else { continue }
+                ended.insert(conn)
                 closed(end, wire: name, dropped: droppedByFault.contains(conn), at: at, line: line.number)
             case "control":
                 try control(entry, at: at, line: line.number)
@@ -157,7 +157,7 @@ public struct RecordingReader {
         for (conn, name) in received.keys.sorted(by: Self.connectionOrder).map({ ($0, names[$0] ?? $0) })
             where !uncertain.contains(conn) {
             recording.finalChecks["\(name).frames"] = ["count": .integer(Int64(received[conn]!))]
-            recording.finalChecks["\(name).open"] = .bool(ended[conn] == nil)
+            recording.finalChecks["\(name).open"] = .bool(!ended.contains(conn))
         }
     }
 
