@@ -131,7 +131,8 @@ private enum TraceInput {
             return
         }
         do {
-            try text.write(toFile: output, atomically: true, encoding: .utf8)
+            // Not atomically: a rename would replace a device such as /dev/null with a file.
+            try text.write(toFile: output, atomically: false, encoding: .utf8)
         } catch {
             note("mockchat scenarios \(command): cannot write \(output): \(error.localizedDescription)")
             throw ExitCode(1)
