@@ -39,6 +39,7 @@ scenarios: build
 ## Recordings become scenarios: the protocol smoke session replayed (and failing on a changed
 ## app setting), a 200-action seeded session replayed and shrunk, bad files refused.
 replay-smoke: build
+	scripts/python-sdk-env
 	MOCKCHAT=$(MOCKCHAT) scripts/replay-smoke
 
 ## `mockchat test` as a user meets it: broken files, typos, filters, --json -, --check, export.
