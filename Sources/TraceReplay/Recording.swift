@@ -6,7 +6,7 @@ import ProtocolFuzzer
 /// each at its time, and what the server did before the next of them.
 ///
 /// ``RecordingReader`` builds it from a trace file; ``steps()`` writes it as a scenario
-/// whose expectations are what the server sent, and ``steps(keeping:observing:)`` as
+/// whose expectations are what the server sent, and ``steps(keeping:at:until:observing:)`` as
 /// the actions alone followed by one observation, which is what shrinking works on.
 public struct Recording: Sendable {
     /// One point of the session.
