@@ -46,7 +46,7 @@ extension SDKStateMachine {
         settings = newSettings
         complete(call, .success(.none))
         // 000 "Default SDK behaviour": init() of a reopened app connects the saved user.
-        if isAutoMode, phase == .idle, session?.confirmed == true, !stayOffline, app != .background {
+        if isAutoMode, phase == .idle, session?.confirmed == true, !stayOffline, !app.isBackground {
             startRound(reconnect: false)
         }
     }
@@ -159,7 +159,7 @@ extension SDKStateMachine {
     func callError(needsConnection: Bool, _ detail: String) -> ChatError? {
         guard settings != nil else { return SDKError.notInitialized }
         guard session?.confirmed == true else { return ChatError(.notLoggedIn) }
-        guard !needsConnection || phase == .connected else { return SDKError.notConnected(network: network, detail) }
+        guard !needsConnection || phase.isConnected else { return SDKError.notConnected(network: network, detail) }
         return nil
     }
 }

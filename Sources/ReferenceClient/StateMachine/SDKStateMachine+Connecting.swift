@@ -5,7 +5,7 @@ extension SDKStateMachine {
     /// Whether a lost or failed connection should be retried now: a logged-in (or
     /// logging-in) user, not disconnected on purpose, not kicked, app not in the background.
     var shouldReconnect: Bool {
-        guard settings != nil, let session, !stayOffline, app != .background else { return false }
+        guard settings != nil, let session, !stayOffline, !app.isBackground else { return false }
         if case .kicked = phase { return false }
         return session.confirmed || profile.retryLoginUntilAnswered
     }
@@ -71,11 +71,8 @@ extension SDKStateMachine {
         session?.confirmed = true
         failures = 0
         stayOffline = false
-        enter(.connected)
-        if app != .background || backgroundHold != nil {
-            heartbeatActive = true
-            schedule(.keepAlive, seconds: profile.keepAliveInterval)
-        }
+        enter(.connected(app.keepsHeartbeat ? .running(awaiting: nil) : .stopped))
+        if app.keepsHeartbeat { schedule(.keepAlive, seconds: profile.keepAliveInterval) }
         let done = waiters
         waiters = []
         for waiter in done {
@@ -176,7 +173,6 @@ extension SDKStateMachine {
     mutating func failPending(_ error: ChatError) {
         let done = pending
         pending = []
-        heartbeatInFlight = nil
         for entry in done {
             switch entry.request {
             case .heartbeat: break
@@ -187,33 +183,31 @@ extension SDKStateMachine {
 
     // MARK: Heartbeat
 
-    /// Sends a heartbeat ping and arms its reply deadline.
+    /// Sends a heartbeat ping and arms its reply deadline (connected phase only).
     mutating func sendHeartbeat() {
         let id = send(.ping)
         pending.append((id, .heartbeat))
-        heartbeatInFlight = id
+        phase = .connected(.running(awaiting: id))
         schedule(.pongTimeout, seconds: profile.pongTimeout)
     }
 
     /// Restarts the heartbeat with a ping right away (the server may be close to its timeout).
     mutating func resumeHeartbeat() {
-        guard phase == .connected, !heartbeatActive else { return }
-        heartbeatActive = true
+        guard phase == .connected(.stopped) else { return }
         sendHeartbeat()
     }
 
     mutating func stopHeartbeat() {
-        heartbeatActive = false
-        heartbeatInFlight = nil
+        if phase.isConnected { phase = .connected(.stopped) }
         cancelTimer(.keepAlive)
         cancelTimer(.pongTimeout)
     }
 
     /// A heartbeat ping was answered.
     mutating func heartbeatAnswered(_ id: RequestID) {
-        guard id == heartbeatInFlight else { return }
-        heartbeatInFlight = nil
+        guard phase == .connected(.running(awaiting: id)) else { return }
+        phase = .connected(.running(awaiting: nil))
         cancelTimer(.pongTimeout)
-        if heartbeatActive { schedule(.keepAlive, seconds: profile.keepAliveInterval) }
+        schedule(.keepAlive, seconds: profile.keepAliveInterval)
     }
 }

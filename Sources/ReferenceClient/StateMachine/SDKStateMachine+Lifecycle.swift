@@ -11,7 +11,7 @@ extension SDKStateMachine {
     mutating func configureServices(_ state: ApplicationState, _ call: CallID?) {
         if let window = profile.backgroundTaskWindow {
             servicesConfigured = true
-            if state == .didBackground, app == .background, backgroundHold != .task, phase == .connected {
+            if state == .didBackground, app.isBackground, app != .background(hold: .task), phase.isConnected {
                 startBackgroundTask(window)
             }
         }
@@ -23,8 +23,8 @@ extension SDKStateMachine {
     }
 
     mutating func didBackground() {
-        guard app != .background else { return }
-        app = .background
+        guard !app.isBackground else { return }
+        app = .background(hold: nil)
         let error = ChatError(.webSocketError, "The app went to the background")
         if servicesConfigured, let window = profile.backgroundTaskWindow {
             stopWaitingLoop(error)
@@ -36,7 +36,7 @@ extension SDKStateMachine {
             // Manual mode: the socket stays, but a suspended app sends nothing. One last
             // ping makes the server's timeout count from now (project choice).
             stopWaitingLoop(error)
-            if phase == .connected {
+            if phase.isConnected {
                 stopHeartbeat()
                 let id = send(.ping)
                 pending.append((id, .heartbeat))
@@ -49,7 +49,7 @@ extension SDKStateMachine {
         case .disconnectAfterDelay:
             stopWaitingLoop(error)
             if let delay = profile.backgroundDisconnectAfter {
-                backgroundHold = .delay
+                app = .background(hold: .delay)
                 schedule(.backgroundWindow, seconds: delay)
             }
         }
@@ -57,7 +57,7 @@ extension SDKStateMachine {
 
     /// 002: the background task keeps the socket and its heartbeat for `window` seconds.
     mutating func startBackgroundTask(_ window: Double) {
-        backgroundHold = .task
+        app = .background(hold: .task)
         backgroundTaskEnabled = true
         schedule(.backgroundWindow, seconds: window)
         resumeHeartbeat()
@@ -65,20 +65,17 @@ extension SDKStateMachine {
 
     /// The background task or the background delay ran out.
     mutating func backgroundWindowEnded() {
-        guard let hold = backgroundHold else { return }
-        backgroundHold = nil
+        guard case .background(let hold?) = app else { return }
+        app = .background(hold: nil)
         if hold == .task { backgroundTaskEnabled = false }
-        if app == .background { suspendConnection() }
+        suspendConnection()
     }
 
     mutating func foreground() {
         let previous = app
         app = .active
-        guard previous == .background else { return }
-        if backgroundHold != nil {
-            backgroundHold = nil
-            cancelTimer(.backgroundWindow)
-        }
+        guard previous.isBackground else { return }
+        if previous != .background(hold: nil) { cancelTimer(.backgroundWindow) }
         if profile.resetBackoffOnForeground { failures = 0 }
         switch phase {
         case .connected:

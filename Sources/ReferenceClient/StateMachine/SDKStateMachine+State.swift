@@ -9,8 +9,8 @@ extension SDKStateMachine {
         case opening(reconnect: Bool)
         /// The socket is open and the login was sent with this id.
         case authenticating(RequestID, reconnect: Bool)
-        /// Logged in over a live socket.
-        case connected
+        /// Logged in over a live socket, with the SDK's own heartbeat.
+        case connected(Heartbeat)
         /// `logout` was sent with this id on behalf of this call.
         case loggingOut(RequestID, CallID?)
         /// The backoff timer is armed; the next attempt follows when it fires.
@@ -19,6 +19,11 @@ extension SDKStateMachine {
         case paused
         /// Another device took over.
         case kicked(reason: String)
+
+        var isConnected: Bool {
+            if case .connected = self { return true }
+            return false
+        }
 
         var status: ConnectionStatus {
             switch self {
@@ -38,15 +43,34 @@ extension SDKStateMachine {
         }
     }
 
+    /// The SDK's own keep-alive pings on a connected socket.
+    enum Heartbeat: Sendable, Equatable {
+        /// No pings: the app is suspended in the background.
+        case stopped
+        /// A ping every `keepAliveInterval`; `awaiting` is the one whose reply is due
+        /// within `pongTimeout`.
+        case running(awaiting: RequestID?)
+    }
+
     /// The app's lifecycle as the SDK sees it.
     enum AppState: Sendable, Equatable {
         case active
         case inactive
-        case background
+        /// In the background; a `hold` keeps the socket alive until the
+        /// `backgroundWindow` timer fires.
+        case background(hold: BackgroundHold?)
+
+        var isBackground: Bool {
+            if case .background = self { return true }
+            return false
+        }
+
+        /// Whether the socket may keep its heartbeat: in the foreground, or held in
+        /// the background.
+        var keepsHeartbeat: Bool { self != .background(hold: nil) }
     }
 
-    /// Why the socket is still allowed in the background, and until the
-    /// `backgroundWindow` timer fires.
+    /// Why the socket is still allowed in the background.
     enum BackgroundHold: Sendable, Equatable {
         /// A configured background task (002).
         case task

@@ -93,7 +93,7 @@ extension SDKStateMachine {
         case .backoff:
             if phase == .backingOff { attempt(reconnect: true) }
         case .keepAlive:
-            if phase == .connected, heartbeatActive { sendHeartbeat() }
+            if case .connected(.running) = phase { sendHeartbeat() }
         case .pongTimeout:
             replyTimedOut()
         case .backgroundWindow:
