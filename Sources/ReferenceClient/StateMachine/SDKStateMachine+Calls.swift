@@ -64,8 +64,7 @@ extension SDKStateMachine {
             return complete(call, .failure(.noInternet))
         }
         session = Session(credentials: credentials, user: nil, confirmed: false)
-        waiters = [.login(call)]
-        startRound(reconnect: false)
+        startRound(reconnect: false, waiting: [.login(call)])
     }
 
     mutating func logout(_ call: CallID?) {
@@ -96,12 +95,11 @@ extension SDKStateMachine {
             complete(call, .failure(.alreadyConnected))
         case .opening, .authenticating:
             stayOffline = false
-            waiters.append(.connect(call))
+            phase.round?.waiters.append(.connect(call))
         case .idle, .backingOff, .paused, .kicked:
             guard network != .down else { return complete(call, .failure(.noInternet)) }
             stayOffline = false
-            waiters.append(.connect(call))
-            startRound(reconnect: false)
+            startRound(reconnect: false, waiting: (phase.round?.waiters ?? []) + [.connect(call)])
         }
     }
 
@@ -118,8 +116,7 @@ extension SDKStateMachine {
         cancelTimer(.backoff)
         failPending(error)
         if session?.confirmed == false { session = nil }
-        enter(.idle)
-        failWaiters(error)
+        leaveRound(for: .idle, failing: error)
         complete(call, .success(.none))
     }
 

@@ -76,12 +76,12 @@ extension SDKStateMachine {
         app = .active
         guard previous.isBackground else { return }
         if previous != .background(hold: nil) { cancelTimer(.backgroundWindow) }
-        if profile.resetBackoffOnForeground { failures = 0 }
+        if profile.resetBackoffOnForeground { phase.round?.failures = 0 }
         switch phase {
         case .connected:
             resumeHeartbeat()
-        case .backingOff:
-            if profile.resetBackoffOnForeground { scheduleRetry() }
+        case .backingOff(let round):
+            if profile.resetBackoffOnForeground { scheduleRetry(round) }
         case .idle:
             // 000 "Default SDK behaviour": auto mode reconnects on return; manual mode
             // waits for connect() (000 "Reconnection").
@@ -94,16 +94,16 @@ extension SDKStateMachine {
     mutating func networkChanged(to condition: NetworkCondition) {
         guard condition != network else { return }
         network = condition
-        if profile.resetBackoffOnNetworkChange { failures = 0 }
+        if profile.resetBackoffOnNetworkChange { phase.round?.failures = 0 }
         if condition == .down {
             networkLost()
             return
         }
         switch phase {
-        case .paused:
-            if shouldReconnect { scheduleRetry() } else { endRound(failing: ChatError(.noInternet)) }
-        case .backingOff:
-            if profile.resetBackoffOnNetworkChange { scheduleRetry() }
+        case .paused(let round):
+            if shouldReconnect { scheduleRetry(round) } else { endRound(failing: ChatError(.noInternet)) }
+        case .backingOff(let round):
+            if profile.resetBackoffOnNetworkChange { scheduleRetry(round) }
         default:
             break
         }
@@ -122,9 +122,9 @@ extension SDKStateMachine {
         case .loggingOut(_, let call):
             emit(.dropSocket)
             finishLogout(call, closeSocket: false)
-        case .backingOff:
+        case .backingOff(let round):
             cancelTimer(.backoff)
-            enter(.paused)
+            enter(.paused(round))
         case .idle, .paused, .kicked:
             break
         }

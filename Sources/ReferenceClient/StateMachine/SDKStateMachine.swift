@@ -93,8 +93,6 @@ public struct SDKStateMachine: Sendable {
     var servicesConfigured = false
     /// What `backgroundTaskEnabled()` answers.
     public internal(set) var backgroundTaskEnabled = false
-    var failures = 0
-    var waiters: [Waiter] = []
     var pending: [(id: RequestID, request: PendingRequest)] = []
     var nextRequestNumber: Int64 = 1
     var userListeners: [String] = []
