@@ -91,13 +91,8 @@ public struct SDKStateMachine: Sendable {
     var app: AppState = .active
     var network: NetworkCondition = .up
     var servicesConfigured = false
-    var backgroundHold: BackgroundHold?
     /// What `backgroundTaskEnabled()` answers.
     public internal(set) var backgroundTaskEnabled = false
-    var heartbeatActive = false
-    var heartbeatInFlight: RequestID?
-    var failures = 0
-    var waiters: [Waiter] = []
     var pending: [(id: RequestID, request: PendingRequest)] = []
     var nextRequestNumber: Int64 = 1
     var userListeners: [String] = []
