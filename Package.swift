@@ -47,12 +47,16 @@ let package = Package(
         .target(name: "ProtocolFuzzer", dependencies: [
             "MockChatCore", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
         ]),
+        // `mockchat scenarios from-trace` and `shrink`: recordings turned into scenarios.
+        .target(name: "TraceReplay", dependencies: [
+            "MockChatCore", "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "ChatProtocol",
+        ]),
         // `mockchat bench`: a load generator on its own loop.
         .target(name: "LoadGenerator", dependencies: [
             "EventLoop", "WireKit", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "mockchat", dependencies: [
-            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "LoadGenerator",
+            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -80,5 +84,8 @@ let package = Package(
             "MockChatTestSupport",
         ], exclude: ["Fixtures"]),
         .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
+        .testTarget(name: "TraceReplayTests", dependencies: [
+            "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+        ]),
     ]
 )
