@@ -167,7 +167,7 @@ struct ScenarioReader {
             : " (declared: \(declared.joined(separator: ", ")); declare it with `client: \(name)`)"
     }
 
-    /// `server.fault: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
+    /// `server.fault: {...}`, `server.push: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
     /// `server.control: {method, path, body}`.
     private func controlStep(_ name: String, _ value: JSONValue, _ object: JSONObject,
                              path: [String]) throws(ScenarioError) -> StepAction {
@@ -178,6 +178,9 @@ struct ScenarioReader {
         }
         switch name {
         case "fault": return .control(method: "POST", path: "/control/faults", body: value, expectStatus: status)
+        case "push":
+            guard value.objectValue != nil else { throw fail("server.push takes a mapping: a target and one of event, frame, bytes, close", path) }
+            return .control(method: "POST", path: "/control/push", body: value, expectStatus: status)
         case "clearFaults": return .control(method: "DELETE", path: "/control/faults", body: .null, expectStatus: status)
         case "reset": return .control(method: "POST", path: "/control/reset", body: .null, expectStatus: status)
         case "app":

@@ -49,7 +49,7 @@ public final class TCPConnection: HandleOwner {
     /// Bytes written and not yet handed to the kernel: queued in libuv, or pending
     /// until the end of the loop turn when writes are coalesced.
     public var queuedWriteBytes: Int {
-        pendingOutput.count
+        pendingOutput.count + paced.pending
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
 
@@ -75,6 +75,14 @@ public final class TCPConnection: HandleOwner {
     private var pendingOutput: [UInt8] = []
     private var isWaitingForFlush = false
     private static let coalesceLimit = 64 * 1024
+
+    /// Cuts and paces what this connection writes, as a slow or fragmenting network
+    /// would (see ``WritePacing``); nil, the default, writes everything at once. Set to
+    /// nil, it writes what it still holds at once.
+    public var pacing: WritePacing? {
+        didSet { if pacing == nil { releasePacedOutput() } }
+    }
+    var paced = PacedOutput()
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -124,7 +132,7 @@ public final class TCPConnection: HandleOwner {
     public func write(_ bytes: some Collection<UInt8>) {
         guard state == .open, !bytes.isEmpty else { return }
         guard coalescesWrites, loop.coalescer.isAvailable else {
-            writeNow(bytes)
+            release(bytes)
             return
         }
         pendingOutput.append(contentsOf: bytes)
@@ -139,7 +147,7 @@ public final class TCPConnection: HandleOwner {
     func flushPendingOutput() {
         isWaitingForFlush = false
         guard !pendingOutput.isEmpty else { return }
-        if state == .open { writeNow(pendingOutput) }
+        if state == .open { release(pendingOutput) }
         // Keep a small buffer for the next turn; let a large one go.
         if pendingOutput.capacity > 4096 {
             pendingOutput = []
@@ -148,7 +156,17 @@ public final class TCPConnection: HandleOwner {
         }
     }
 
-    private func writeNow(_ bytes: some Collection<UInt8>) {
+    /// Hands bytes on to the kernel, through the pacing if there is one.
+    private func release(_ bytes: some Collection<UInt8>) {
+        guard pacing != nil else {
+            writeNow(bytes)
+            return
+        }
+        writePaced(bytes)
+    }
+
+    /// Offers bytes to the kernel and queues what it does not take.
+    func writeNow(_ bytes: some Collection<UInt8>) {
         let sent = tryWrite(bytes)
         if sent > 0 { _ = loop.traffic.wrote(sent, by: self) }
         guard sent < bytes.count else { return }
@@ -217,6 +235,11 @@ public final class TCPConnection: HandleOwner {
     public func closeAfterWrites() {
         guard state == .open else { return }
         flushPendingOutput()
+        if paced.pending > 0 {
+            // The paced bytes go first; the last of them closes.
+            paced.closeWhenDrained = true
+            return
+        }
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
         loop.traffic.began()
@@ -282,6 +305,8 @@ public final class TCPConnection: HandleOwner {
         guard state == .open else { return }
         // What was written before the close goes out first, as it would have uncoalesced.
         flushPendingOutput()
+        loop.clock.cancel(paced.timer)
+        paced = PacedOutput()
         state = .closing
         loop.traffic.observedEndOfStream(self)
         loop.traffic.unregister(self)

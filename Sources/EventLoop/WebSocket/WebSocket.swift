@@ -159,6 +159,20 @@ public final class WebSocket {
         reset ? connection.reset() : connection.close()
     }
 
+    /// Ends the TCP stream after what is already queued, without a close frame: a
+    /// server that gives up on a connection without the closing handshake.
+    public func endWithoutCloseFrame() {
+        abnormal = "ended without a close frame"
+        connection.closeAfterWrites()
+    }
+
+    /// Goes on reading frames (and delivering them) but never writes again: no pong,
+    /// no close frame, no answer of any kind, as a hung peer would.
+    public func stopWriting() {
+        guard let context, !isFinished, !abandoned else { return }
+        wslay_event_shutdown_write(context)
+    }
+
     /// Offers bytes read from the socket to wslay.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
         guard let context, !isFinished, !abandoned else { return }
