@@ -261,10 +261,15 @@ final class RawConnection {
     private(set) var ended = false
     private(set) var endError: UVError?
     private(set) var isClosed = false
+    /// The size of each read, in order.
+    private(set) var readSizes: [Int] = []
 
     init(_ connection: TCPConnection) {
         self.connection = connection
-        connection.onRead = { [weak self] bytes in self?.received.append(contentsOf: bytes) }
+        connection.onRead = { [weak self] bytes in
+            self?.received.append(contentsOf: bytes)
+            self?.readSizes.append(bytes.count)
+        }
         connection.onEnd = { [weak self, unowned connection] error in
             self?.ended = true
             self?.endError = error

@@ -1,7 +1,7 @@
 /// How a connection's writes are shaped, as a slow or fragmenting network would.
 ///
 /// - `sliceBytes`: each write to the kernel carries at most this many bytes. Without
-///   a rate, the next slice follows on the next turn of the loop, so a peer on the
+///   a rate, each slice waits for a turn of the loop of its own, so a peer on the
 ///   same loop reads each slice on its own.
 /// - `bytesPerSecond`: writes are spaced on the loop's ``Clock`` so that the bytes
 ///   leave at this rate (in writes of at most 10 ms worth, or of `sliceBytes`). With
@@ -43,7 +43,20 @@ extension TCPConnection {
         }
         paced.bytes.append(contentsOf: bytes)
         guard paced.timer == nil, !paced.isWaitingForTurn else { return }
-        pumpPaced()
+        if pacing?.bytesPerSecond == nil {
+            // Slices only: even the first waits for a turn, so that no two share one.
+            waitForTurn()
+        } else {
+            pumpPaced()
+        }
+    }
+
+    private func waitForTurn() {
+        paced.isWaitingForTurn = true
+        loop.deferToLoop { [weak self] in
+            self?.paced.isWaitingForTurn = false
+            self?.pumpPaced()
+        }
     }
 
     /// Writes paced bytes until the pacing says wait, then arranges to come back.
@@ -72,11 +85,7 @@ extension TCPConnection {
             writeNow(paced.bytes[paced.start..<(paced.start + count)])
             paced.start += count
             if paced.pending > 0 {
-                paced.isWaitingForTurn = true
-                loop.deferToLoop { [weak self] in
-                    self?.paced.isWaitingForTurn = false
-                    self?.pumpPaced()
-                }
+                waitForTurn()
                 return
             }
         }
