@@ -70,30 +70,44 @@ struct MisbehaviourTests {
         #expect(times == [t0.advanced(by: 300).seconds, t0.advanced(by: 300).seconds], "read 300 ms late, in order")
     }
 
-    @Test func bandwidthLimitPacesTheServersBytes() throws {
+    @Test func bandwidthLimitSpacesFramesByTheirSize() throws {
         let f = try ServerFixture()
         let raw = try f.rawWebSocket(login: "alice")
         #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","direction":"out","bytesPerSecond":20000}"#).status == 200)
-        let before = raw.received.count, readsBefore = raw.readSizes.count
-        let text = String(repeating: "x", count: 30_000)
-        #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
-        let total = 30_004  // a 4-byte header (16-bit length) and the payload
-        let start = f.now
-        var arrivals: [(ms: Int64, bytes: Int)] = []
-        while raw.received.count - before < total, f.now.milliseconds - start.milliseconds < 5_000 {
-            f.advance(milliseconds: 100)
-            arrivals.append((f.now.milliseconds - start.milliseconds, raw.received.count - before))
+        let framesBefore = raw.frames.count
+        let text = String(repeating: "x", count: 10_000)
+        for _ in 0..<6 {
+            #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
         }
-        let elapsed = Double(arrivals.last!.ms) / 1000
-        let rate = Double(total) / elapsed
-        let largestRead = raw.readSizes[readsBefore...].max() ?? 0
-        Self.figure("bandwidth 20000 B/s: \(total) bytes in \(elapsed) s of clock time = \(Int(rate)) B/s; "
-                    + "after 500 ms \(arrivals[4].bytes) bytes; largest read \(largestRead) bytes")
-        #expect(raw.received.count - before == total)
-        #expect(abs(rate - 20_000) / 20_000 < 0.05)
-        #expect(abs(arrivals[4].bytes - 10_000) <= 200, "half a second carries 10,000 bytes")
-        #expect(largestRead <= 200, "writes of at most 10 ms worth")
+        let start = f.now
+        var arrivals: [Int64] = []
+        while arrivals.count < 6, f.now.milliseconds - start.milliseconds < 10_000 {
+            f.advance(milliseconds: 10)
+            let arrived = raw.frames.count - framesBefore
+            while arrivals.count < arrived { arrivals.append(f.now.milliseconds - start.milliseconds) }
+        }
+        let rate = 60_000 / (Double(arrivals.last ?? 1) / 1000)
+        Self.figure("bandwidth 20000 B/s: six 10000-byte frames arrived at \(arrivals) ms of clock time = \(Int(rate)) B/s")
+        #expect(arrivals == [500, 1_000, 1_500, 2_000, 2_500, 3_000])
+        #expect(abs(rate - 20_000) / 20_000 < 0.02)
         #expect(raw.frames.last?.text == text)
+    }
+
+    @Test func bandwidthLimitHoldsOnTheSystemClock() throws {
+        let f = try ServerFixture(clock: .system)
+        let raw = try f.rawWebSocket(login: "alice")
+        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","direction":"out","bytesPerSecond":100000}"#).status == 200)
+        let framesBefore = raw.frames.count
+        let text = String(repeating: "z", count: 10_000)
+        let started = Date()
+        for _ in 0..<10 {
+            #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
+        }
+        #expect(f.loop.run(timeout: 10) { raw.frames.count - framesBefore == 10 })
+        let seconds = Date().timeIntervalSince(started)
+        let rate = 100_000 / seconds
+        Self.figure("bandwidth 100000 B/s on the system clock: 100000 bytes in \(String(format: "%.3f", seconds)) s of wall time = \(Int(rate)) B/s")
+        #expect(rate <= 100_000 * 1.02 && rate >= 100_000 * 0.85)
     }
 
     @Test func slicingCutsEachFrameIntoSmallWrites() throws {

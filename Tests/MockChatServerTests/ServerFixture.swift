@@ -25,8 +25,9 @@ final class ServerFixture {
 
     /// Starts a server; `configure` may change the embedded app settings first.
     init(access: ControlAccess = ControlAccess(), configure: (inout AppSettings) -> Void = { _ in },
-         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }, trace: TraceLog? = nil) throws {
-        let loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
+         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }, trace: TraceLog? = nil,
+         clock: Clock.Mode = .virtual(start: .virtualEpoch)) throws {
+        let loop = try EventLoop(clockMode: clock)
         do {
             let fixtures = try FixtureSet.embedded()
             var settings = fixtures.settings

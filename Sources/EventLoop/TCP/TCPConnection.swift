@@ -76,7 +76,7 @@ public final class TCPConnection: HandleOwner {
     private var isWaitingForFlush = false
     private static let coalesceLimit = 64 * 1024
 
-    /// Cuts and paces what this connection writes, as a slow or fragmenting network
+    /// Cuts what this connection writes into small writes, as a fragmenting network
     /// would (see ``WritePacing``); nil, the default, writes everything at once. Set to
     /// nil, it writes what it still holds at once.
     public var pacing: WritePacing? {
@@ -305,7 +305,6 @@ public final class TCPConnection: HandleOwner {
         guard state == .open else { return }
         // What was written before the close goes out first, as it would have uncoalesced.
         flushPendingOutput()
-        loop.clock.cancel(paced.timer)
         paced = PacedOutput()
         state = .closing
         loop.traffic.observedEndOfStream(self)

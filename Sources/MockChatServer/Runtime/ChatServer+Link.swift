@@ -30,13 +30,11 @@ extension ChatServer {
         let waiting = held.waiting[id, default: 0] > 0
         let label = loggedInLabel(id)
         guard let index = faults.link(direction, uid: label?.uid, deviceId: label?.deviceId),
-              direction == .inbound || faults.links[index].shape.holdsFrames else {
+              faults.links[index].shape.holdsFrames else {
             return waiting ? .at(held.last[id] ?? loop.clock.now) : .now
         }
         let now = loop.clock.now
-        // Outbound bytes are paced by the TCP writes themselves.
-        let counted = direction == .inbound ? bytes : 0
-        guard let leaves = faults.links[index].shape.departure(of: counted, at: now, after: held.last[id],
+        guard let leaves = faults.links[index].shape.departure(of: bytes, at: now, after: held.last[id],
                                                                 droppable: droppable) else {
             return .dropped
         }

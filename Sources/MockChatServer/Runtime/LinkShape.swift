@@ -14,9 +14,9 @@ public enum LinkDirection: String, Sendable, CaseIterable {
 /// Each frame entering the link is either dropped (`dropPercent`) or leaves it after
 /// `delayMs` plus a jitter drawn uniformly from `-jitterMs...jitterMs`. Frames keep
 /// their order, as on a TCP stream: a frame never leaves before the one ahead of it.
-/// `bytesPerSecond` and `sliceBytes` shape the bytes themselves: outbound they pace
-/// and cut the server's TCP writes (``WritePacing``); inbound a frame is held until
-/// its bytes would have crossed a link of that rate.
+/// With `bytesPerSecond`, a frame leaves when its last payload byte would have crossed
+/// a link of that rate behind the frames ahead of it. `sliceBytes` (outbound only)
+/// cuts the server's TCP writes into small pieces (``WritePacing``).
 ///
 /// Every random draw comes from one ``SplitMix64`` seeded with `seed`, on the
 /// server's clock, so the same requests and seed give the same times and drops.
@@ -45,7 +45,7 @@ public struct LinkShape: Sendable {
 
     /// When a frame of `bytes` bytes that enters the link at `now` leaves it, never
     /// before `previous` (the departure of the frame ahead); nil when the link drops it.
-    /// `bytes` counts only where the link paces frames itself (inbound). A frame that
+    /// `bytes` is the frame's payload (0 for a close). A frame that
     /// is not `droppable` (a close) is never dropped and draws no drop.
     public mutating func departure(of bytes: Int, at now: Instant, after previous: Instant?,
                                    droppable: Bool = true) -> Instant? {
@@ -60,15 +60,11 @@ public struct LinkShape: Sendable {
         return leaves
     }
 
-    /// Whether frames pass through untouched except for pacing of the bytes.
-    var holdsFrames: Bool { delayMs > 0 || jitterMs > 0 || dropPercent > 0 }
+    /// Whether the link holds or drops frames (rather than only slicing the writes).
+    var holdsFrames: Bool { delayMs > 0 || jitterMs > 0 || dropPercent > 0 || bytesPerSecond > 0 }
 
-    /// The pacing of the server's writes for an outbound link, if it paces them.
-    var pacing: WritePacing? {
-        guard bytesPerSecond > 0 || sliceBytes > 0 else { return nil }
-        return WritePacing(sliceBytes: sliceBytes > 0 ? sliceBytes : nil,
-                           bytesPerSecond: bytesPerSecond > 0 ? bytesPerSecond : nil)
-    }
+    /// The slicing of the server's writes for an outbound link, if it slices them.
+    var pacing: WritePacing? { sliceBytes > 0 ? WritePacing(sliceBytes: sliceBytes) : nil }
 
     var json: JSONObject {
         var object = JSONObject()
