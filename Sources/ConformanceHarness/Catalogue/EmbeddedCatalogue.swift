@@ -1879,8 +1879,8 @@ steps:
 """##),
         ("misbehaviour/stall-after-handshake.yaml", ##"""
 id: misbehaviour/stall/login-never-answered
-title: A server that accepts the WebSocket and then never answers leaves the SDK connecting; it connects once a reachable server is there
-source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself) - project rule for an unanswered login"
+title: A server that accepts the WebSocket and then never answers leaves the SDK connecting; after 10 s without a login reply the login fails and the SDK gives up the socket
+source: "000_b8b030ded7652e86.txt, Common Error Codes (a login that cannot reach the server fails); the 10 s login wait is decision D7 (docs/CONFORMANCE.md)"
 steps:
   - server.fault: { fault: stall }
   - client: a
@@ -1890,6 +1890,12 @@ steps:
   - expect:
       a.status: connecting
       server.online: []
+  - advance: 6s
+  - expect:
+      a.status: disconnected
+      a.result: { ok: false }
+      a.connectAttempts: { at: [0], exact: true }
+      server.closed: { by: drop, at: 10 }
 """##),
         ("misbehaviour/unknown-event-ignored.yaml", ##"""
 id: misbehaviour/push/unknown-event-and-garbage-ignored
