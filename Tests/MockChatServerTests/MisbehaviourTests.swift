@@ -37,6 +37,23 @@ struct MisbehaviourTests {
         return latencies
     }
 
+    /// A server with alice logged in over a raw WebSocket behind an outbound link.
+    static func rawAlice(outbound link: String, clock: Clock.Mode = .virtual(start: .virtualEpoch))
+        throws -> (ServerFixture, RawConnection) {
+        let f = try ServerFixture(clock: clock)
+        let raw = try f.rawWebSocket(login: "alice")
+        let body = #"{"fault":"link","uid":"alice","direction":"out",\#(link)}"#
+        #expect(try f.control("POST", "/control/faults", body: body).status == 200)
+        return (f, raw)
+    }
+
+    /// Pushes a text frame of `count` copies of `character` to alice.
+    static func push(_ f: ServerFixture, _ character: Character, count: Int) throws -> String {
+        let text = String(repeating: character, count: count)
+        #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
+        return text
+    }
+
     @Test func delayWithJitterSpreadsFramesOverTheWindowAndRepeatsForASeed() throws {
         let link = #"{"fault":"link","uid":"alice","direction":"out","delayMs":200,"jitterMs":50,"seed":7}"#
         let latencies = try Self.pingLatencies(link: link, count: 200)
@@ -71,14 +88,10 @@ struct MisbehaviourTests {
     }
 
     @Test func bandwidthLimitSpacesFramesByTheirSize() throws {
-        let f = try ServerFixture()
-        let raw = try f.rawWebSocket(login: "alice")
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","direction":"out","bytesPerSecond":20000}"#).status == 200)
+        let (f, raw) = try Self.rawAlice(outbound: #""bytesPerSecond":20000"#)
         let framesBefore = raw.frames.count
-        let text = String(repeating: "x", count: 10_000)
-        for _ in 0..<6 {
-            #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
-        }
+        var text = ""
+        for _ in 0..<6 { text = try Self.push(f, "x", count: 10_000) }
         let start = f.now
         var arrivals: [Int64] = []
         while arrivals.count < 6, f.now.milliseconds - start.milliseconds < 10_000 {
@@ -94,15 +107,10 @@ struct MisbehaviourTests {
     }
 
     @Test func bandwidthLimitHoldsOnTheSystemClock() throws {
-        let f = try ServerFixture(clock: .system)
-        let raw = try f.rawWebSocket(login: "alice")
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","direction":"out","bytesPerSecond":100000}"#).status == 200)
+        let (f, raw) = try Self.rawAlice(outbound: #""bytesPerSecond":100000"#, clock: .system)
         let framesBefore = raw.frames.count
-        let text = String(repeating: "z", count: 10_000)
         let started = Date()
-        for _ in 0..<10 {
-            #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
-        }
+        for _ in 0..<10 { _ = try Self.push(f, "z", count: 10_000) }
         #expect(f.loop.run(timeout: 10) { raw.frames.count - framesBefore == 10 })
         let seconds = Date().timeIntervalSince(started)
         let rate = 100_000 / seconds
@@ -111,12 +119,9 @@ struct MisbehaviourTests {
     }
 
     @Test func slicingCutsEachFrameIntoSmallWrites() throws {
-        let f = try ServerFixture()
-        let raw = try f.rawWebSocket(login: "alice")
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","direction":"out","sliceBytes":16}"#).status == 200)
+        let (f, raw) = try Self.rawAlice(outbound: #""sliceBytes":16"#)
         let readsBefore = raw.readSizes.count
-        let text = String(repeating: "y", count: 300)
-        #expect(try f.control("POST", "/control/push", body: #"{"uid":"alice","frame":"\#(text)"}"#).status == 200)
+        let text = try Self.push(f, "y", count: 300)
         let sizes = Array(raw.readSizes[readsBefore...])
         Self.figure("slicing 16 B: a 304-byte frame arrived in \(sizes.count) reads of \(Set(sizes).sorted()) bytes")
         #expect(sizes.reduce(0, +) == 304)
