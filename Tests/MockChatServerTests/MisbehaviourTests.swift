@@ -72,6 +72,23 @@ struct MisbehaviourTests {
                 "another user's link leaves alice alone")
     }
 
+    @Test func delayWithJitterHoldsOnTheSystemClock() throws {
+        let f = try ServerFixture(clock: .system)
+        let alice = try f.loggedIn("alice", device: "a")
+        let link = #"{"fault":"link","uid":"alice","direction":"out","delayMs":200,"jitterMs":50,"seed":7}"#
+        #expect(try f.control("POST", "/control/faults", body: link).status == 200)
+        var latencies: [Int] = []
+        for _ in 0..<12 {
+            let sent = Date()
+            let id = alice.send("ping")
+            #expect(f.loop.run(timeout: 5) { alice.reply(to: id) != nil })
+            latencies.append(Int((Date().timeIntervalSince(sent) * 1000).rounded()))
+        }
+        Self.figure("delay 200 ms jitter 50 ms seed 7 on the system clock, 12 pongs: \(latencies) ms of wall time")
+        #expect(latencies.allSatisfy { (149...265).contains($0) })
+        #expect(Set(latencies).count > 3, "jitter varies the delay")
+    }
+
     @Test func inboundDelayShowsInThePongsServerTime() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
