@@ -85,7 +85,10 @@ struct MisbehaviourTests {
             latencies.append(Int((Date().timeIntervalSince(sent) * 1000).rounded()))
         }
         Self.figure("delay 200 ms jitter 50 ms seed 7 on the system clock, 12 pongs: \(latencies) ms of wall time")
-        #expect(latencies.allSatisfy { (149...265).contains($0) })
+        // Never early; late only by the loop's own lateness, which a busy machine adds
+        // (the exact window is checked on the virtual clock above).
+        #expect(latencies.allSatisfy { $0 >= 149 })
+        #expect((170...260).contains(latencies.sorted()[latencies.count / 2]))
         #expect(Set(latencies).count > 3, "jitter varies the delay")
     }
 
@@ -132,7 +135,7 @@ struct MisbehaviourTests {
         let seconds = Date().timeIntervalSince(started)
         let rate = 100_000 / seconds
         Self.figure("bandwidth 100000 B/s on the system clock: 100000 bytes in \(String(format: "%.3f", seconds)) s of wall time = \(Int(rate)) B/s")
-        #expect(rate <= 100_000 * 1.02 && rate >= 100_000 * 0.85)
+        #expect(rate <= 100_000 * 1.02 && rate >= 100_000 * 0.7, "never faster than the limit")
     }
 
     @Test func slicingCutsEachFrameIntoSmallWrites() throws {
@@ -231,6 +234,22 @@ struct MisbehaviourTests {
         #expect(pushes[2].frame?["close"] == ["frame": true, "code": 4321, "reason": "pushed"], "defaults written out")
     }
 
+    @Test func aLinkThatWithholdsCloseFramesEndsTheServersClosesWithoutOne() throws {
+        let f = try ServerFixture()
+        let first = try f.loggedIn("bob", device: "b1", platform: .mobile)
+        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"bob","direction":"out","closeFrame":false}"#).status == 200)
+        _ = try f.loggedIn("bob", device: "b2", platform: .mobile)
+        #expect(f.loop.run(timeout: 5) { first.isClosed })
+        #expect(first.events.count == 1, "the device.kicked event still arrives")
+        #expect(first.closeInfo?.received == nil && first.closeInfo?.abnormal == "peer closed the stream",
+                "no close frame: \(String(describing: first.closeInfo))")
+        #expect(f.server.trace.entries.contains { $0.text == "link out: close frame 4001 withheld" })
+        #expect(try f.control("DELETE", "/control/faults").status == 200)
+        let third = try f.loggedIn("bob", device: "b3", platform: .mobile)
+        _ = third
+        #expect(f.loop.run(timeout: 5) { f.server.sessionCount == 1 })
+    }
+
     @Test func stallAcceptsTheUpgradeThenNeverReadsOrAnswers() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
@@ -266,6 +285,7 @@ struct MisbehaviourTests {
             ("/control/faults", #"{"fault":"link","sliceBytes":8}"#, 400, "'sliceBytes' cuts the server's writes"),
             ("/control/faults", #"{"fault":"link","direction":"up","delayMs":1}"#, 400, "'direction' is in, out or both"),
             ("/control/faults", #"{"fault":"link","delayMs":1,"seed":"x"}"#, 400, "'seed' must be an integer"),
+            ("/control/faults", #"{"fault":"link","closeFrame":false}"#, 400, "'closeFrame' is about the server's closes"),
             ("/control/faults", #"{"fault":"reply","result":{}}"#, 400, "reply needs 'op'"),
             ("/control/faults", #"{"fault":"reply","op":"ping"}"#, 400, "exactly one of 'result' and 'error'"),
             ("/control/faults", #"{"fault":"reply","op":"ping","error":{"code":"X"}}"#, 400, "'error' needs 'errorCode'"),

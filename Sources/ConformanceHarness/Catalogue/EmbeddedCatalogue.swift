@@ -1782,6 +1782,34 @@ steps:
       a.connectAttempts: { at: [0, 20.05], exact: true }
       server.received: { from: alice, op: ping, at: 10 }
 """##),
+        ("misbehaviour/kick-without-close-frame.yaml", ##"""
+id: misbehaviour/close/kick-without-close-frame
+title: A kick whose 4001 close frame is lost still reaches the SDK as the device.kicked event; the first phone shows kicked and stays off
+source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (one mobile device online per user; the kicked device is told)"
+profile: nexconn-ios
+steps:
+  - client: a
+    device: bob-phone-a
+  - a.init: {}
+  - a.login: bob
+  - server.fault: { fault: link, deviceId: bob-phone-a, direction: out, closeFrame: false }
+  - advance: 5s
+  - client: b
+    device: bob-phone-b
+  - b.init: {}
+  - b.login: bob
+  - advance: 1s
+  - expect:
+      a.status: kicked
+      b.status: connected
+      server.sent: { to: bob, device: bob-phone-a, event: device.kicked, count: 1 }
+      server.closed: { uid: bob, device: bob-phone-a, by: server, code: 4001, at: 5 }
+      server.connections: { uid: bob, count: 1 }
+  - advance: 10m
+  - expect:
+      a.status: kicked
+      a.connectAttempts: { at: [0], exact: true }
+"""##),
         ("misbehaviour/ping-scripted-error.yaml", ##"""
 id: misbehaviour/replies/ping-error-reaches-the-app
 title: An error reply to ping() reaches the app as a failed call, the connection stays up, and the next ping succeeds

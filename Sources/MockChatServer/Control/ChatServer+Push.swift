@@ -64,7 +64,7 @@ extension ChatServer {
         case .close(true, let code, let reason):
             trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                          text: "server closes: \(reason.isEmpty ? "pushed close" : reason)", code: code)
-            deliver(to: id) { socket in socket.close(code: code, reason: reason) }
+            close(id, code: code, reason: reason)
         case .close(false, _, _):
             trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                          text: "push: stream ended without a close frame")

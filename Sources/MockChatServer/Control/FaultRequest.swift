@@ -20,7 +20,7 @@ struct FaultRequest {
     static let common = ["fault", "uid", "deviceId", "enabled"]
     static let fields: [String: [String]] = [
         "drop": ["connection"], "blackhole": [], "refuseConnections": [], "stall": [], "delay": ["ms"],
-        "link": ["direction", "delayMs", "jitterMs", "bytesPerSecond", "dropPercent", "sliceBytes", "seed"],
+        "link": ["direction", "delayMs", "jitterMs", "bytesPerSecond", "dropPercent", "sliceBytes", "closeFrame", "seed"],
         "reply": ["op", "match", "result", "error", "delayMs", "times"],
     ]
 
@@ -115,6 +115,14 @@ struct FaultRequest {
         if slice > 0, directions.contains(.inbound) {
             throw ControlError(400, "'sliceBytes' cuts the server's writes: it needs \"direction\": \"out\"")
         }
+        var closeFrames = true
+        if let value = body["closeFrame"] {
+            guard let flag = value.boolValue else { throw ControlError(400, "'closeFrame' must be true or false") }
+            guard flag || directions == [.outbound] else {
+                throw ControlError(400, "'closeFrame' is about the server's closes: it needs \"direction\": \"out\"")
+            }
+            closeFrames = flag
+        }
         var percent = 0.0
         if let value = body["dropPercent"] {
             guard let number = value.doubleValue, (0...100).contains(number) else {
@@ -128,11 +136,11 @@ struct FaultRequest {
             seed = UInt64(bitPattern: number)
         }
         guard enabled else { return (directions, nil) }
-        guard delay > 0 || rate > 0 || slice > 0 || percent > 0 else {
-            throw ControlError(400, "link needs at least one of 'delayMs', 'bytesPerSecond', 'sliceBytes', 'dropPercent' (or \"enabled\": false)")
+        guard delay > 0 || rate > 0 || slice > 0 || percent > 0 || !closeFrames else {
+            throw ControlError(400, "link needs at least one of 'delayMs', 'bytesPerSecond', 'sliceBytes', 'dropPercent', 'closeFrame' (or \"enabled\": false)")
         }
         return (directions, LinkShape(delayMs: delay, jitterMs: jitter, bytesPerSecond: Int(rate), dropPercent: percent,
-                                      sliceBytes: Int(slice), seed: seed))
+                                      sliceBytes: Int(slice), closeFrames: closeFrames, seed: seed))
     }
 
     private static func reply(_ body: JSONValue, selector: FaultPlan.Selector,

@@ -60,6 +60,22 @@ extension ChatServer {
         }
     }
 
+    /// Closes a connection through its outbound link: a close frame with `code`, or,
+    /// on a link that withholds close frames, the end of the stream without one.
+    func close(_ id: ConnectionID, code: UInt16, reason: String) {
+        let label = loggedInLabel(id)
+        let withheld = faults.link(.outbound, uid: label?.uid, deviceId: label?.deviceId)
+            .map { !faults.links[$0].shape.closeFrames } ?? false
+        guard withheld else {
+            deliver(to: id) { socket in socket.close(code: code, reason: reason) }
+            return
+        }
+        let traced = tracedLabel(id)
+        trace.record(.fault, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId,
+                     text: "link out: close frame \(code) withheld")
+        deliver(to: id) { socket in socket.endWithoutCloseFrame() }
+    }
+
     /// Sets each open connection's write pacing from the outbound links in force.
     func refreshPacing() {
         for id in socketIDs { refreshPacing(id) }

@@ -341,7 +341,7 @@ public final class ChatServer {
                 if isBlackholed(id) {
                     sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
                 } else {
-                    deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
+                    close(id, code: code.rawValue, reason: reason)
                 }
             case .announceDevice(let device):
                 cluster?.announce(device)

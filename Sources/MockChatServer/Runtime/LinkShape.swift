@@ -16,7 +16,8 @@ public enum LinkDirection: String, Sendable, CaseIterable {
 /// their order, as on a TCP stream: a frame never leaves before the one ahead of it.
 /// With `bytesPerSecond`, a frame leaves when its last payload byte would have crossed
 /// a link of that rate behind the frames ahead of it. `sliceBytes` (outbound only)
-/// cuts the server's TCP writes into small pieces (``WritePacing``).
+/// cuts the server's TCP writes into small pieces (``WritePacing``), and `closeFrames`
+/// false (outbound only) withholds the close frames of the server's closes.
 ///
 /// Every random draw comes from one ``SplitMix64`` seeded with `seed`, on the
 /// server's clock, so the same requests and seed give the same times and drops.
@@ -29,16 +30,20 @@ public struct LinkShape: Sendable {
     public var dropPercent: Double = 0
     /// Outbound only, 0: whole writes.
     public var sliceBytes: Int = 0
+    /// Outbound only: false makes the server's closes end the stream without a close
+    /// frame, as a middlebox that loses it would.
+    public var closeFrames = true
     public var seed: UInt64 = 1
     private var random = SplitMix64(seed: 1)
 
     public init(delayMs: Int64 = 0, jitterMs: Int64 = 0, bytesPerSecond: Int = 0, dropPercent: Double = 0,
-                sliceBytes: Int = 0, seed: UInt64 = 1) {
+                sliceBytes: Int = 0, closeFrames: Bool = true, seed: UInt64 = 1) {
         self.delayMs = delayMs
         self.jitterMs = jitterMs
         self.bytesPerSecond = bytesPerSecond
         self.dropPercent = dropPercent
         self.sliceBytes = sliceBytes
+        self.closeFrames = closeFrames
         self.seed = seed
         random = SplitMix64(seed: seed)
     }
@@ -73,6 +78,7 @@ public struct LinkShape: Sendable {
         if bytesPerSecond > 0 { object["bytesPerSecond"] = .integer(Int64(bytesPerSecond)) }
         if dropPercent > 0 { object["dropPercent"] = .double(dropPercent) }
         if sliceBytes > 0 { object["sliceBytes"] = .integer(Int64(sliceBytes)) }
+        if !closeFrames { object["closeFrame"] = false }
         object["seed"] = .integer(Int64(bitPattern: seed))
         return object
     }
