@@ -49,7 +49,7 @@ public final class TCPConnection: HandleOwner {
     /// Bytes written and not yet handed to the kernel: queued in libuv, or pending
     /// until the end of the loop turn when writes are coalesced.
     public var queuedWriteBytes: Int {
-        pendingOutput.count + paced.pending
+        pendingOutput.count + sliced.pending
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
 
@@ -77,12 +77,12 @@ public final class TCPConnection: HandleOwner {
     private static let coalesceLimit = 64 * 1024
 
     /// Cuts what this connection writes into small writes, as a fragmenting network
-    /// would (see ``WritePacing``); nil, the default, writes everything at once. Set to
+    /// would (see ``WriteSlicing``); nil, the default, writes everything at once. Set to
     /// nil, it writes what it still holds at once.
-    public var pacing: WritePacing? {
-        didSet { if pacing == nil { releasePacedOutput() } }
+    public var slicing: WriteSlicing? {
+        didSet { if slicing == nil { releaseSlicedOutput() } }
     }
-    var paced = PacedOutput()
+    var sliced = SlicedOutput()
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -156,13 +156,13 @@ public final class TCPConnection: HandleOwner {
         }
     }
 
-    /// Hands bytes on to the kernel, through the pacing if there is one.
+    /// Hands bytes on to the kernel, through the slicing if there is one.
     private func release(_ bytes: some Collection<UInt8>) {
-        guard pacing != nil else {
+        guard slicing != nil else {
             writeNow(bytes)
             return
         }
-        writePaced(bytes)
+        writeSliced(bytes)
     }
 
     /// Offers bytes to the kernel and queues what it does not take.
@@ -235,9 +235,9 @@ public final class TCPConnection: HandleOwner {
     public func closeAfterWrites() {
         guard state == .open else { return }
         flushPendingOutput()
-        if paced.pending > 0 {
-            // The paced bytes go first; the last of them closes.
-            paced.closeWhenDrained = true
+        if sliced.pending > 0 {
+            // The sliced bytes go first; the last of them closes.
+            sliced.closeWhenDrained = true
             return
         }
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
@@ -305,7 +305,7 @@ public final class TCPConnection: HandleOwner {
         guard state == .open else { return }
         // What was written before the close goes out first, as it would have uncoalesced.
         flushPendingOutput()
-        paced = PacedOutput()
+        sliced = SlicedOutput()
         state = .closing
         loop.traffic.observedEndOfStream(self)
         loop.traffic.unregister(self)

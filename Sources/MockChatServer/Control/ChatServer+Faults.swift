@@ -29,7 +29,7 @@ extension ChatServer {
             affected = 0
         case .link(let directions, let shape):
             for direction in directions { faults.setLink(selector, direction, shape) }
-            refreshPacing()
+            refreshSlicing()
         case .reply(let op, let reply):
             if let reply {
                 faults.replies.append(reply)
@@ -46,7 +46,7 @@ extension ChatServer {
     /// Every fault removed; what links hold still leaves in order.
     func clearFaults() {
         faults = FaultPlan()
-        refreshPacing()
+        refreshSlicing()
     }
 
     /// A WebSocket upgraded under the stall fault: it is kept open and read, but its

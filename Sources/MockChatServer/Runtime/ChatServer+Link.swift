@@ -76,15 +76,15 @@ extension ChatServer {
         deliver(to: id) { socket in socket.endWithoutCloseFrame() }
     }
 
-    /// Sets each open connection's write pacing from the outbound links in force.
-    func refreshPacing() {
-        for id in socketIDs { refreshPacing(id) }
+    /// Sets each open connection's write slicing from the outbound links in force.
+    func refreshSlicing() {
+        for id in socketIDs { refreshSlicing(id) }
     }
 
-    func refreshPacing(_ id: ConnectionID) {
+    func refreshSlicing(_ id: ConnectionID) {
         guard let socket = socket(id), !stalled.contains(id) else { return }
         let label = loggedInLabel(id)
-        let pacing = faults.link(.outbound, uid: label?.uid, deviceId: label?.deviceId).flatMap { faults.links[$0].shape.pacing }
-        if socket.connection.pacing != pacing { socket.connection.pacing = pacing }
+        let slicing = faults.link(.outbound, uid: label?.uid, deviceId: label?.deviceId).flatMap { faults.links[$0].shape.slicing }
+        if socket.connection.slicing != slicing { socket.connection.slicing = slicing }
     }
 }

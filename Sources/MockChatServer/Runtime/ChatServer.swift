@@ -248,7 +248,7 @@ public final class ChatServer {
         if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
             labels[id] = (uid, session.deviceId ?? "")
             settlePending(id)
-            if !faults.links.isEmpty { refreshPacing(id) }
+            if !faults.links.isEmpty { refreshSlicing(id) }
             logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
         }
     }

@@ -16,7 +16,7 @@ public enum LinkDirection: String, Sendable, CaseIterable {
 /// their order, as on a TCP stream: a frame never leaves before the one ahead of it.
 /// With `bytesPerSecond`, a frame leaves when its last payload byte would have crossed
 /// a link of that rate behind the frames ahead of it. `sliceBytes` (outbound only)
-/// cuts the server's TCP writes into small pieces (``WritePacing``), and `closeFrames`
+/// cuts the server's TCP writes into small pieces (``WriteSlicing``), and `closeFrames`
 /// false (outbound only) withholds the close frames of the server's closes.
 ///
 /// Every random draw comes from one ``SplitMix64`` seeded with `seed`, on the
@@ -69,7 +69,7 @@ public struct LinkShape: Sendable {
     var holdsFrames: Bool { delayMs > 0 || jitterMs > 0 || dropPercent > 0 || bytesPerSecond > 0 }
 
     /// The slicing of the server's writes for an outbound link, if it slices them.
-    var pacing: WritePacing? { sliceBytes > 0 ? WritePacing(sliceBytes: sliceBytes) : nil }
+    var slicing: WriteSlicing? { sliceBytes > 0 ? WriteSlicing(sliceBytes: sliceBytes) : nil }
 
     var json: JSONObject {
         var object = JSONObject()
