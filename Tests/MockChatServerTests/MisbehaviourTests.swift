@@ -257,8 +257,13 @@ struct MisbehaviourTests {
         let stuck = try f.connect()
         _ = stuck.login(uid: "bob", device: "b")
         stuck.socket.sendPing()
+        #expect(try f.control("POST", "/control/push", body: #"{"connection":"c2","frame":"hello"}"#).status == 200)
         f.advance(seconds: 20)
-        #expect(stuck.messages.isEmpty && !stuck.isClosed, "no reply, no close at the 10 s login deadline")
+        #expect(stuck.messages.isEmpty && stuck.unparsed.isEmpty && !stuck.isClosed,
+                "no reply, no push, no close at the 10 s login deadline")
+        let port = stuck.socket.connection.localAddress?.port
+        let counts = f.server.sessionCounts.first { $0.port == port }
+        #expect(counts?.sent == 0 && counts?.received == 1, "settling sees what really crossed: \(String(describing: counts))")
         #expect(f.server.trace.entries.contains { $0.text == "stall: inbound frame ignored" && $0.frame?["op"] == "login" })
         #expect(try f.control("GET", "/control/presence").json?["online"] == ["alice"])
         #expect(try f.control("POST", "/control/faults", body: #"{"fault":"stall","enabled":false}"#).status == 200)
