@@ -126,6 +126,19 @@ struct MisbehaviourTests {
         #expect(raw.frames.last?.text == text)
     }
 
+    @Test func inboundBandwidthSpacesWhatTheServerReads() throws {
+        let f = try ServerFixture()
+        let alice = try f.loggedIn("alice", device: "a")
+        let t0 = f.now
+        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","direction":"in","bytesPerSecond":100}"#).status == 200)
+        let pings = (0..<3).map { _ in alice.send("ping") }  // {"id":N,"op":"ping"}: 20 bytes each
+        f.settle()
+        MisbehaviourTests.advanceUntil(f) { pings.allSatisfy { alice.reply(to: $0) != nil } }
+        let read = pings.map { alice.reply(to: $0)?.resultObject?["serverTime"]?.doubleValue ?? 0 }
+        Self.figure("inbound 100 B/s: three 20-byte pings read at \(read.map { Int((($0 - t0.seconds) * 1000).rounded()) }) ms")
+        #expect(read == [200, 400, 600].map { t0.advanced(by: $0).seconds })
+    }
+
     @Test func bandwidthLimitHoldsOnTheSystemClock() throws {
         let (f, raw) = try Self.rawAlice(outbound: #""bytesPerSecond":100000"#, clock: .system)
         let framesBefore = raw.frames.count
