@@ -1810,6 +1810,23 @@ steps:
       a.status: kicked
       a.connectAttempts: { at: [0], exact: true }
 """##),
+        ("misbehaviour/lossy-uplink.yaml", ##"""
+id: misbehaviour/link/lossy-uplink-reconnects-on-a-lost-ping
+title: When 50 % of what the SDK sends is lost (seeded), a keep-alive ping that never arrives costs a pong timeout and a reconnection; the user stays online
+source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+seed: 4
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - server.fault: { fault: link, uid: alice, direction: in, dropPercent: 50, seed: 4 }
+  - advance: 60s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 20.05], exact: true }
+      server.online: [alice]
+      server.received: { from: alice, op: ping, count: 3 }
+"""##),
         ("misbehaviour/ping-scripted-error.yaml", ##"""
 id: misbehaviour/replies/ping-error-reaches-the-app
 title: An error reply to ping() reaches the app as a failed call, the connection stays up, and the next ping succeeds
