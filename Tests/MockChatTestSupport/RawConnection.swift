@@ -9,10 +9,15 @@ public final class RawConnection {
     public private(set) var ended = false
     public private(set) var endError: UVError?
     public private(set) var isClosed = false
+    /// The size of each read, in order.
+    public private(set) var readSizes: [Int] = []
 
     public init(_ connection: TCPConnection) {
         self.connection = connection
-        connection.onRead = { [weak self] bytes in self?.received.append(contentsOf: bytes) }
+        connection.onRead = { [weak self] bytes in
+            self?.received.append(contentsOf: bytes)
+            self?.readSizes.append(bytes.count)
+        }
         connection.onEnd = { [weak self, unowned connection] error in
             self?.ended = true
             self?.endError = error

@@ -19,8 +19,9 @@ public final class ServerFixture {
 
     /// Starts a server; `configure` may change the embedded app settings first.
     public init(access: ControlAccess = ControlAccess(), configure: (inout AppSettings) -> Void = { _ in },
-         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }, trace: TraceLog? = nil) throws {
-        let loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
+         server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }, trace: TraceLog? = nil,
+         clock: Clock.Mode = .virtual(start: .virtualEpoch)) throws {
+        let loop = try EventLoop(clockMode: clock)
         do {
             let fixtures = try FixtureSet.embedded()
             var settings = fixtures.settings

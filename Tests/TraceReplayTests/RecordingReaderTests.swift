@@ -46,12 +46,14 @@ import Testing
             #"{"seq":1,"t":1700000000.0,"kind":"control","uid":"bob","route":"POST /control/faults","frame":{"fault":"delay","ms":250,"uid":"bob"},"text":"fault delay on"}"#,
             #"{"seq":2,"t":1700000001.5,"kind":"control","route":"POST /control/clock/advance","frame":{"ms":1500},"text":"clock advanced 1500 ms, 0 timers fired"}"#,
             #"{"seq":3,"t":1700000001.5,"kind":"control","route":"POST /control/push","frame":{"uid":"bob","event":{"event":"x"}},"text":"push"}"#,
-            #"{"seq":4,"t":1700000001.5,"kind":"control","route":"DELETE /control/faults","text":"faults cleared"}"#,
+            #"{"seq":4,"t":1700000001.5,"kind":"control","route":"POST /control/teleport","frame":{"uid":"bob"},"text":"a route with no shorthand"}"#,
+            #"{"seq":5,"t":1700000001.5,"kind":"control","route":"DELETE /control/faults","text":"faults cleared"}"#,
         ])
         #expect(steps == [
             #"{"server.fault":{"fault":"delay","ms":250,"uid":"bob"}}"#,
             #"{"advance":"1500ms"}"#,
-            #"{"server.control":{"method":"POST","path":"/control/push","body":{"uid":"bob","event":{"event":"x"}}}}"#,
+            #"{"server.push":{"uid":"bob","event":{"event":"x"}}}"#,
+            #"{"server.control":{"method":"POST","path":"/control/teleport","body":{"uid":"bob"}}}"#,
             #"{"server.clearFaults":{}}"#,
         ])
     }

@@ -167,7 +167,7 @@ struct ScenarioReader {
             : " (declared: \(declared.joined(separator: ", ")); declare it with `client: \(name)`)"
     }
 
-    /// `server.fault: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
+    /// `server.fault: {...}`, `server.push: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
     /// `server.control: {method, path, body}`.
     private func controlStep(_ name: String, _ value: JSONValue, _ object: JSONObject,
                              path: [String]) throws(ScenarioError) -> StepAction {
@@ -177,6 +177,9 @@ struct ScenarioReader {
             status = Int(code)
         }
         if name == "app", value.objectValue == nil { throw fail("server.app takes a mapping of app settings", path) }
+        if name == "push", value.objectValue == nil {
+            throw fail("server.push takes a mapping: a target and one of event, frame, bytes, close", path)
+        }
         if let request = ServerShorthand.request(name, value) {
             return .control(method: request.method, path: request.path, body: request.body, expectStatus: status)
         }

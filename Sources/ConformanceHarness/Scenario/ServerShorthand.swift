@@ -17,6 +17,7 @@ public enum ServerShorthand {
 
     static let table: [(name: String, method: String, path: String, body: Body)] = [
         ("fault", "POST", "/control/faults", .value),
+        ("push", "POST", "/control/push", .value),
         ("clearFaults", "DELETE", "/control/faults", .none),
         ("reset", "POST", "/control/reset", .none),
         ("app", "POST", "/control/fixtures", .wrapped("app")),

@@ -160,6 +160,20 @@ public final class WebSocket {
         reset ? connection.reset() : connection.close()
     }
 
+    /// Ends the TCP stream after what is already queued, without a close frame: a
+    /// server that gives up on a connection without the closing handshake.
+    public func endWithoutCloseFrame() {
+        abnormal = "ended without a close frame"
+        connection.closeAfterWrites()
+    }
+
+    /// Goes on reading frames (and delivering them) but never writes again: no pong,
+    /// no close frame, no answer of any kind, as a hung peer would.
+    public func stopWriting() {
+        guard let context, !isFinished, !abandoned else { return }
+        wslay_event_shutdown_write(context)
+    }
+
     /// Offers bytes read from the socket to wslay.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
         guard let context, !isFinished, !abandoned else { return }
@@ -234,13 +248,13 @@ public final class WebSocket {
 
     private func queue(opcode: UInt8, _ bytes: some Collection<UInt8>) {
         guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
-        if opcode == 1 { textMessagesSent += 1 }
         if !isClient, opcode == 1, wslay_event_get_queued_msg_count(context) == 0,
            wslay_event_get_write_enabled(context) != 0 {
             // With nothing queued in wslay, the frame it would build (one unmasked,
             // unfragmented frame) is appended here directly: the same bytes without
             // wslay's copy of the message.
             appendServerFrame(opcode: opcode, bytes)
+            textMessagesSent += 1
             flush()
             return
         }
@@ -249,7 +263,9 @@ public final class WebSocket {
             return wslay_event_queue_msg(context, &message)
         }
         let status = bytes.withContiguousStorageIfAvailable(enqueue) ?? Array(bytes).withUnsafeBufferPointer(enqueue)
-        if status == 0 { flush() }
+        guard status == 0 else { return }  // writing was shut down (a stalled session): nothing is sent
+        if opcode == 1 { textMessagesSent += 1 }
+        flush()
     }
 
     /// Appends one unmasked frame with FIN set (RFC 6455, section 5.2) to `output`.
