@@ -4,7 +4,7 @@ MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
 	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
-	bench-compare cli-smoke html-report-check cluster-test cluster-restart-test
+	bench-compare cli-smoke html-report-check cluster-test cluster-restart-test replay-smoke
 
 bootstrap:
 	@scripts/bootstrap
@@ -36,6 +36,12 @@ cluster-restart-test: build
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
+## Recordings become scenarios: the protocol smoke session replayed (and failing on a changed
+## app setting), a 200-action seeded session replayed and shrunk, bad files refused.
+replay-smoke: build
+	scripts/python-sdk-env
+	MOCKCHAT=$(MOCKCHAT) scripts/replay-smoke
+
 ## `mockchat test` as a user meets it: broken files, typos, filters, --json -, --check, export.
 cli-smoke: build
 	MOCKCHAT=$(MOCKCHAT) scripts/cli-smoke
@@ -63,7 +69,7 @@ driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
@@ -93,9 +99,10 @@ bench-smoke: build
 bench-compare: bootstrap
 	scripts/bench-compare $(BENCH_ARGS)
 
-## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs.
+## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs,
+## sized for a debug build (a few seconds). The only clean campaign `make test` runs.
 fuzz-smoke: build
-	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out
+	$(MOCKCHAT) fuzz --seed 20261122 --steps 6000 --inputs 30000 --out .build/fuzz-out
 
 ## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the reference model through
 ## `mockchat driver` and the Python SDK with no bug find no difference; the Python SDK

@@ -144,7 +144,12 @@ class V1Socket:
                 self.received += 1
                 if self.device.network == "weak" or isinstance(message, bytes):
                     continue                  # a weak network loses what the server sends
-                self._dispatch(json.loads(message))
+                try:
+                    frame = json.loads(message)
+                except ValueError:
+                    continue                  # a frame that is not JSON is ignored, like an unknown event
+                if isinstance(frame, dict):
+                    self._dispatch(frame)
         except Exception:
             pass
         self._finish()

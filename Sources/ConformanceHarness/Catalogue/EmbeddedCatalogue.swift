@@ -1908,6 +1908,239 @@ steps:
       new.open: true
       server.connections: { uid: alice, count: 1 }
 """##),
+        ("misbehaviour/close-without-frame.yaml", ##"""
+id: misbehaviour/close/without-close-frame-reconnects
+title: When the server ends the stream without a close frame, an auto-mode SDK reports the loss and reconnects on its schedule
+source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself); backoff from 003_679c9ad3fd31654b.txt, Reconnection intervals (project choice)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 2s
+  - server.push: { uid: alice, close: { frame: false } }
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 2.05], exact: true }
+      server.closed: { uid: alice, by: drop, at: 2 }
+      server.online: [alice]
+"""##),
+        ("misbehaviour/delayed-pong.yaml", ##"""
+id: misbehaviour/link/pong-later-than-the-pong-timeout
+title: When the server's replies take 15 s, the keep-alive ping goes unanswered for the pong timeout and the SDK reconnects
+source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - server.fault: { fault: link, uid: alice, direction: out, delayMs: 15000 }
+  - advance: 19s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0], exact: true }
+  - server.clearFaults: {}
+  - advance: 2s
+  - expect:
+      a.connectAttempts: { at: [0, 20.05], exact: true }
+      a.status: connected
+"""##),
+        ("misbehaviour/dropped-frames.yaml", ##"""
+id: misbehaviour/link/lost-pongs-end-in-reconnection
+title: When every frame from the server is lost, the keep-alive gets no pong and the SDK reconnects once the link recovers
+source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - server.fault: { fault: link, uid: alice, direction: out, dropPercent: 100, seed: 9 }
+  - advance: 15s
+  - server.clearFaults: {}
+  - advance: 6s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 20.05], exact: true }
+      server.received: { from: alice, op: ping, at: 10 }
+"""##),
+        ("misbehaviour/kick-without-close-frame.yaml", ##"""
+id: misbehaviour/close/kick-without-close-frame
+title: A kick whose 4001 close frame is lost still reaches the SDK as the device.kicked event; the first phone shows kicked and stays off
+source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (one mobile device online per user; the kicked device is told)"
+profile: nexconn-ios
+steps:
+  - client: a
+    device: bob-phone-a
+  - a.init: {}
+  - a.login: bob
+  - server.fault: { fault: link, deviceId: bob-phone-a, direction: out, closeFrame: false }
+  - advance: 5s
+  - client: b
+    device: bob-phone-b
+  - b.init: {}
+  - b.login: bob
+  - advance: 1s
+  - expect:
+      a.status: kicked
+      b.status: connected
+      server.sent: { to: bob, device: bob-phone-a, event: device.kicked, count: 1 }
+      server.closed: { uid: bob, device: bob-phone-a, by: server, code: 4001, at: 5 }
+      server.connections: { uid: bob, count: 1 }
+  - advance: 10m
+  - expect:
+      a.status: kicked
+      a.connectAttempts: { at: [0], exact: true }
+"""##),
+        ("misbehaviour/lossy-uplink.yaml", ##"""
+id: misbehaviour/link/lossy-uplink-reconnects-on-a-lost-ping
+title: When 50 % of what the SDK sends is lost (seeded), a keep-alive ping that never arrives costs a pong timeout and a reconnection; the user stays online
+source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+seed: 4
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - server.fault: { fault: link, uid: alice, direction: in, dropPercent: 50, seed: 4 }
+  - advance: 60s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 20.05], exact: true }
+      server.online: [alice]
+      server.received: { from: alice, op: ping, count: 3 }
+"""##),
+        ("misbehaviour/ping-scripted-error.yaml", ##"""
+id: misbehaviour/replies/ping-error-reaches-the-app
+title: An error reply to ping() reaches the app as a failed call, the connection stays up, and the next ping succeeds
+source: "000_b8b030ded7652e86.txt, Maintain long-standing background connection (ping() has an onError callback beside onSuccess)"
+steps:
+  - client: a
+  - a.init: { autoEstablishSocketConnection: false }
+  - a.login: alice
+  - a.connect: {}
+  - server.fault: { fault: reply, uid: alice, op: ping, times: 1, error: { errorCode: ERR_INTERNAL, errorDescription: "scripted failure" } }
+  - a.ping: {}
+    expect_error: ERR_INTERNAL
+  - expect:
+      a.status: connected
+      server.sent: { to: alice, error: ERR_INTERNAL, count: 1 }
+  - a.ping: {}
+  - expect:
+      a.result: { ok: true }
+"""##),
+        ("misbehaviour/presence-under-jitter.yaml", ##"""
+id: misbehaviour/link/presence-under-jitter-keeps-order
+title: On a link with 200 ms delay and 50 ms jitter, presence events arrive late but in the order the server sent them
+source: "004_376028ecd0ea17fe.txt, Real-time Presence (online and offline events for the users the subscription covers)"
+seed: 3
+steps:
+  - client: a
+  - a.init: { presence: all }
+  - a.addUserListener: l
+  - a.login: alice
+  - server.fault: { fault: link, uid: alice, direction: out, delayMs: 200, jitterMs: 50, seed: 3 }
+  - client: b
+  - b.init: {}
+  - advance: 1s
+  - b.login: bob
+  - advance: 10ms
+  - b.logout: {}
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.received:
+        - { event: online, uid: bob, at: 1.2, tolerance: 50ms }
+        - { event: offline, uid: bob, at: 1.21, tolerance: 50ms }
+      server.sent: [{ to: alice, event: user.online, at: 1 }, { to: alice, event: user.offline, at: 1.01 }]
+"""##),
+        ("misbehaviour/pushed-close-code.yaml", ##"""
+id: misbehaviour/close/pushed-server-error-code-reconnects
+title: A close frame with 1011 (server error) that no request caused is a disconnection like any other; the SDK reconnects
+source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself); backoff from 003_679c9ad3fd31654b.txt, Reconnection intervals (project choice)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 3s
+  - server.push: { uid: alice, close: { code: 1011, reason: "internal error" } }
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 3.05], exact: true }
+      server.closed: { uid: alice, by: server, code: 1011, at: 3 }
+"""##),
+        ("misbehaviour/raw-bytes-protocol-error.yaml", ##"""
+id: misbehaviour/push/reserved-opcode-fails-the-connection
+title: A frame with a reserved opcode makes the SDK fail the WebSocket with 1002 and reconnect
+source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself); RFC 6455 section 5.2 (reserved opcodes fail the connection)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 2s
+  - server.push: { uid: alice, bytes: "8f 00" }
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [0, 2.05], exact: true }
+      server.closed: { uid: alice, by: client, code: 1002, at: 2 }
+"""##),
+        ("misbehaviour/slow-sliced-link.yaml", ##"""
+id: misbehaviour/link/slow-sliced-link-delivers-whole-events
+title: Through a 2000 B/s link that cuts every write into 7-byte pieces, the SDK still reassembles each event, only later
+source: "004_376028ecd0ea17fe.txt, Real-time Presence (online and offline events for the users the subscription covers)"
+steps:
+  - client: a
+  - a.init: { presence: all }
+  - a.addUserListener: l
+  - a.login: alice
+  - server.fault: { fault: link, uid: alice, direction: out, bytesPerSecond: 2000, sliceBytes: 7 }
+  - client: b
+  - b.init: {}
+  - advance: 1s
+  - b.login: bob
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.received: [{ event: online, uid: bob, name: Bob Chen, at: 1.2, tolerance: 100ms }]
+"""##),
+        ("misbehaviour/stall-after-handshake.yaml", ##"""
+id: misbehaviour/stall/login-never-answered
+title: A server that accepts the WebSocket and then never answers leaves the SDK connecting; after 10 s without a login reply the login fails and the SDK gives up the socket
+source: "000_b8b030ded7652e86.txt, Common Error Codes (a login that cannot reach the server fails); the 10 s login wait is decision D7 (docs/CONFORMANCE.md)"
+steps:
+  - server.fault: { fault: stall }
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 5s
+  - expect:
+      a.status: connecting
+      server.online: []
+  - advance: 6s
+  - expect:
+      a.status: disconnected
+      a.result: { ok: false }
+      a.connectAttempts: { at: [0], exact: true }
+      server.closed: { by: drop, at: 10 }
+"""##),
+        ("misbehaviour/unknown-event-ignored.yaml", ##"""
+id: misbehaviour/push/unknown-event-and-garbage-ignored
+title: An event the SDK does not know and a frame that is not JSON change nothing; presence events still arrive afterwards
+source: "004_376028ecd0ea17fe.txt, Real-time Presence (the listener hears users coming online and going offline) - project rule: other events are ignored"
+steps:
+  - client: a
+  - a.init: { presence: all }
+  - a.addUserListener: l
+  - a.login: alice
+  - advance: 1s
+  - server.push: { uid: alice, event: { event: typing.started, uid: bob } }
+  - server.push: { uid: alice, frame: "}{ not json" }
+  - client: b
+  - b.init: {}
+  - b.login: bob
+  - expect:
+      a.status: connected
+      a.connectionEvents: [connecting, connected]
+      a.received: [{ event: online, uid: bob, at: 1 }]
+"""##),
         ("presence/events-blocked-flags.yaml", ##"""
 id: presence/events/blocked-flags-per-viewer
 title: Presence events carry hasBlockedMe and blockedByMe as seen by each receiver - carol has blocked mallory

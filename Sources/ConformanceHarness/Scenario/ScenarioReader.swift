@@ -167,7 +167,7 @@ struct ScenarioReader {
             : " (declared: \(declared.joined(separator: ", ")); declare it with `client: \(name)`)"
     }
 
-    /// `server.fault: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
+    /// `server.fault: {...}`, `server.push: {...}`, `server.reset: {}`, `server.app: {...}`, or the general
     /// `server.control: {method, path, body}`.
     private func controlStep(_ name: String, _ value: JSONValue, _ object: JSONObject,
                              path: [String]) throws(ScenarioError) -> StepAction {
@@ -176,13 +176,14 @@ struct ScenarioReader {
             guard let code = raw.intValue else { throw fail("expect_status takes an HTTP status", path.dropLast() + ["expect_status"]) }
             status = Int(code)
         }
+        if name == "app", value.objectValue == nil { throw fail("server.app takes a mapping of app settings", path) }
+        if name == "push", value.objectValue == nil {
+            throw fail("server.push takes a mapping: a target and one of event, frame, bytes, close", path)
+        }
+        if let request = ServerShorthand.request(name, value) {
+            return .control(method: request.method, path: request.path, body: request.body, expectStatus: status)
+        }
         switch name {
-        case "fault": return .control(method: "POST", path: "/control/faults", body: value, expectStatus: status)
-        case "clearFaults": return .control(method: "DELETE", path: "/control/faults", body: .null, expectStatus: status)
-        case "reset": return .control(method: "POST", path: "/control/reset", body: .null, expectStatus: status)
-        case "app":
-            guard value.objectValue != nil else { throw fail("server.app takes a mapping of app settings", path) }
-            return .control(method: "POST", path: "/control/fixtures", body: ["app": value], expectStatus: status)
         case "control":
             guard let method = value["method"]?.stringValue, let target = value["path"]?.stringValue else {
                 throw fail("server.control needs 'method' and 'path'", path)
@@ -259,8 +260,11 @@ struct ScenarioReader {
                 throw fail("connectionEvents takes a list of event names", path)
             }
         case ("wire", "frames"):
-            try patterns(expected, path: path) { key in ["count", "at", "tolerance"].contains(key) || ValuePath(key) != nil }
-                known: { ["count", "at", "tolerance"] }
+            try patterns(expected, path: path) { key in ["count", "at", "tolerance", "nth"].contains(key) || ValuePath(key) != nil }
+                known: { ["count", "at", "tolerance", "nth"] }
+            for pattern in expected.arrayValue ?? [expected] {
+                if let nth = pattern["nth"], (nth.intValue ?? 0) < 1 { throw fail("nth takes a frame number from 1", path) }
+            }
         case ("server", "closed"), ("server", "sent"), ("server", "received"):
             let keys = Words.serverCheckKeys[property] ?? []
             try patterns(expected, path: path) { key in

@@ -49,7 +49,7 @@ public final class TCPConnection: HandleOwner {
     /// Bytes written and not yet handed to the kernel: queued in libuv, or pending
     /// until the end of the loop turn when writes are coalesced.
     public var queuedWriteBytes: Int {
-        pendingOutput.count
+        pendingOutput.count + sliced.pending
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
 
@@ -75,6 +75,14 @@ public final class TCPConnection: HandleOwner {
     private var pendingOutput: [UInt8] = []
     private var isWaitingForFlush = false
     private static let coalesceLimit = 64 * 1024
+
+    /// Cuts what this connection writes into small writes, as a fragmenting network
+    /// would (see ``WriteSlicing``); nil, the default, writes everything at once. Set to
+    /// nil, it writes what it still holds at once.
+    public var slicing: WriteSlicing? {
+        didSet { if slicing == nil { releaseSlicedOutput() } }
+    }
+    var sliced = SlicedOutput()
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -124,7 +132,7 @@ public final class TCPConnection: HandleOwner {
     public func write(_ bytes: some Collection<UInt8>) {
         guard state == .open, !bytes.isEmpty else { return }
         guard coalescesWrites, loop.coalescer.isAvailable else {
-            writeNow(bytes)
+            release(bytes)
             return
         }
         pendingOutput.append(contentsOf: bytes)
@@ -139,7 +147,7 @@ public final class TCPConnection: HandleOwner {
     func flushPendingOutput() {
         isWaitingForFlush = false
         guard !pendingOutput.isEmpty else { return }
-        if state == .open { writeNow(pendingOutput) }
+        if state == .open { release(pendingOutput) }
         // Keep a small buffer for the next turn; let a large one go.
         if pendingOutput.capacity > 4096 {
             pendingOutput = []
@@ -148,7 +156,17 @@ public final class TCPConnection: HandleOwner {
         }
     }
 
-    private func writeNow(_ bytes: some Collection<UInt8>) {
+    /// Hands bytes on to the kernel, through the slicing if there is one.
+    private func release(_ bytes: some Collection<UInt8>) {
+        guard slicing != nil else {
+            writeNow(bytes)
+            return
+        }
+        writeSliced(bytes)
+    }
+
+    /// Offers bytes to the kernel and queues what it does not take.
+    func writeNow(_ bytes: some Collection<UInt8>) {
         let sent = tryWrite(bytes)
         if sent > 0 { _ = loop.traffic.wrote(sent, by: self) }
         guard sent < bytes.count else { return }
@@ -217,6 +235,11 @@ public final class TCPConnection: HandleOwner {
     public func closeAfterWrites() {
         guard state == .open else { return }
         flushPendingOutput()
+        if sliced.pending > 0 {
+            // The sliced bytes go first; the last of them closes.
+            sliced.closeWhenDrained = true
+            return
+        }
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
         loop.traffic.began()
@@ -282,6 +305,7 @@ public final class TCPConnection: HandleOwner {
         guard state == .open else { return }
         // What was written before the close goes out first, as it would have uncoalesced.
         flushPendingOutput()
+        sliced = SlicedOutput()
         state = .closing
         loop.traffic.observedEndOfStream(self)
         loop.traffic.unregister(self)

@@ -1,4 +1,5 @@
 import CWslay
+import WireKit
 
 /// One WebSocket connection (RFC 6455 framing through wslay) over a ``TCPConnection``.
 ///
@@ -159,6 +160,20 @@ public final class WebSocket {
         reset ? connection.reset() : connection.close()
     }
 
+    /// Ends the TCP stream after what is already queued, without a close frame: a
+    /// server that gives up on a connection without the closing handshake.
+    public func endWithoutCloseFrame() {
+        abnormal = "ended without a close frame"
+        connection.closeAfterWrites()
+    }
+
+    /// Goes on reading frames (and delivering them) but never writes again: no pong,
+    /// no close frame, no answer of any kind, as a hung peer would.
+    public func stopWriting() {
+        guard let context, !isFinished, !abandoned else { return }
+        wslay_event_shutdown_write(context)
+    }
+
     /// Offers bytes read from the socket to wslay.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
         guard let context, !isFinished, !abandoned else { return }
@@ -216,17 +231,11 @@ public final class WebSocket {
         refusal = reason
         if wslay_event_get_close_sent(context) == 0 {
             closeCodeSentDirectly = code
-            let body = [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(123))
-            var frame: [UInt8] = [0x88, (isClient ? 0x80 : 0) | UInt8(body.count)]
-            if isClient {
-                var key = [UInt8](repeating: 0, count: 4)
-                key.withUnsafeMutableBufferPointer { fillMask($0.baseAddress, 4) }
-                frame += key
-                frame += body.enumerated().map { $0.element ^ key[$0.offset & 3] }
-            } else {
-                frame += body
-            }
-            connection.write(frame)
+            var key: UInt32 = 0
+            if isClient { withUnsafeMutableBytes(of: &key) { fillMask($0.baseAddress?.assumingMemoryBound(to: UInt8.self), 4) } }
+            let frame = ClientFrame(opcode: 8, masked: isClient,
+                                    payload: ClientFrame.closePayload(code: code, reason: Array(reason.utf8.prefix(123))))
+            connection.write(frame.encoded(mask: UInt32(bigEndian: key)))
         }
         connection.closeAfterWrites()
     }
@@ -239,13 +248,13 @@ public final class WebSocket {
 
     private func queue(opcode: UInt8, _ bytes: some Collection<UInt8>) {
         guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
-        if opcode == 1 { textMessagesSent += 1 }
         if !isClient, opcode == 1, wslay_event_get_queued_msg_count(context) == 0,
            wslay_event_get_write_enabled(context) != 0 {
             // With nothing queued in wslay, the frame it would build (one unmasked,
             // unfragmented frame) is appended here directly: the same bytes without
             // wslay's copy of the message.
             appendServerFrame(opcode: opcode, bytes)
+            textMessagesSent += 1
             flush()
             return
         }
@@ -254,25 +263,14 @@ public final class WebSocket {
             return wslay_event_queue_msg(context, &message)
         }
         let status = bytes.withContiguousStorageIfAvailable(enqueue) ?? Array(bytes).withUnsafeBufferPointer(enqueue)
-        if status == 0 { flush() }
+        guard status == 0 else { return }  // writing was shut down (a stalled session): nothing is sent
+        if opcode == 1 { textMessagesSent += 1 }
+        flush()
     }
 
     /// Appends one unmasked frame with FIN set (RFC 6455, section 5.2) to `output`.
     private func appendServerFrame(opcode: UInt8, _ bytes: some Collection<UInt8>) {
-        let count = bytes.count
-        output.append(0x80 | opcode)
-        if count < 126 {
-            output.append(UInt8(count))
-        } else if count <= 0xFFFF {
-            output.append(126)
-            output.append(UInt8(count >> 8))
-            output.append(UInt8(count & 0xFF))
-        } else {
-            output.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                output.append(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift)))
-            }
-        }
+        FrameHeader.append(opcode: opcode, masked: false, length: UInt64(bytes.count), to: &output)
         output.append(contentsOf: bytes)
     }
 
@@ -406,18 +404,5 @@ struct FrameHeaderWatch {
         let length = lengthBytes == 0 ? UInt64(code)
             : header[2..<(2 + lengthBytes)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return (header[0] & 0x0F, length)
-    }
-}
-
-/// A small seeded generator (SplitMix64): deterministic masks and test inputs.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

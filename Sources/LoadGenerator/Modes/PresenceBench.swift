@@ -1,5 +1,6 @@
 import ChatProtocol
 import EventLoop
+import WireKit
 
 /// `mockchat bench presence`: presence fan-out under churn.
 ///
@@ -102,7 +103,7 @@ public final class PresenceBench {
         progress.update("presence: opening \(options.subscribers) subscribers")
         ramp = LoginRamp(loop: loop, target: target, count: options.subscribers, concurrency: options.connectConcurrency,
                          seed: 0x5355_4253) { [target] index in
-            LoginFrame.bytes(uid: Self.watcher, authKey: target.authKey, deviceId: "bench-sub-\(index)", presence: "all")
+            LoginFrame.bytes(uid: Self.watcher, authKey: target.authKey, deviceId: "bench-sub-\(index)", presence: .allUsers)
         }
         ramp.start(timeout: 30 + Double(options.subscribers) / 500) { [unowned self] in subscribersReady() }
     }
@@ -184,7 +185,7 @@ public final class PresenceBench {
                 case .ready:
                     states[index] = .loggingIn
                     churners[index].sendText(LoginFrame.bytes(uid: Self.userPrefix + String(index), authKey: target.authKey,
-                                                              deviceId: "bench-churn-\(index)", presence: "none"))
+                                                              deviceId: "bench-churn-\(index)", presence: .none))
                 case .online:
                     states[index] = .loggingOut
                     churners[index].sendText(LoginFrame.logout(id: 2))

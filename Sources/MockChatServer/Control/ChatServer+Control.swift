@@ -13,6 +13,10 @@ extension ChatServer {
     /// this directly; remote ones reach it over HTTP.
     public func control(_ request: HTTPRequest) -> HTTPResponse {
         let route = request.method + " " + request.path
+        // Control entries recorded while this request is handled name it, so that a
+        // replay issues the same request (docs/PROTOCOL.md, "What a replay needs").
+        trace.controlRoute = route
+        defer { trace.controlRoute = nil }
         do throws(ControlError) {
             let body = try parseBody(request)
             let result: JSONValue
@@ -59,9 +63,11 @@ extension ChatServer {
             case "POST /control/faults":
                 result = try applyFault(body)
             case "DELETE /control/faults":
-                faults = FaultPlan()
+                clearFaults()
                 trace.record(.control, time: loop.clock.now, text: "faults cleared")
                 result = ["ok": true]
+            case "POST /control/push":
+                result = try push(body)
             case "GET /control/trace":
                 return try tracePage(request.query)
             #if DEBUG
@@ -145,13 +151,7 @@ extension ChatServer {
             var directory = engine.directory
             var settings = engine.settings
             if let users = body["users"] { directory = try UserDirectory(json: ["users": users]) }
-            if let app = body["app"] {
-                guard var merged = settings.json.objectValue, let overrides = app.objectValue else {
-                    throw FixtureError("'app' must be an object")
-                }
-                for (key, value) in overrides { merged[key] = value }
-                settings = try AppSettings(json: .object(merged))
-            }
+            if let app = body["app"] { settings = try settings.applying(app) }
             guard body["users"] != nil || body["app"] != nil else {
                 throw FixtureError("expected 'users' and/or 'app'")
             }
@@ -185,60 +185,14 @@ extension ChatServer {
         return ["now": .double(loop.clock.now.seconds), "fired": .integer(Int64(fired))]
     }
 
-    private func applyFault(_ body: JSONValue) throws(ControlError) -> JSONValue {
-        guard let name = body["fault"]?.stringValue else {
-            throw ControlError(400, "give 'fault': drop, blackhole, refuseConnections or delay")
-        }
-        for key in ["uid", "deviceId", "connection"] {
-            guard let value = body[key] else { continue }
-            guard let text = value.stringValue, !text.isEmpty else {
-                throw ControlError(400, "'\(key)' must be a non-empty string")
-            }
-        }
-        let selector = FaultPlan.Selector(uid: body["uid"]?.stringValue, deviceId: body["deviceId"]?.stringValue)
-        let enabled = body["enabled"]?.boolValue ?? true
-        var affected = 0
-        switch name {
-        case "drop":
-            var targets = connections(matching: selector)
-            if let text = body["connection"]?.stringValue {
-                guard let id = ConnectionID(text), socket(id) != nil else { throw ControlError(404, "no connection '\(text)'") }
-                targets = [id]
-            } else if selector.uid == nil && selector.deviceId == nil {
-                throw ControlError(400, "drop needs 'connection', 'uid' or 'deviceId'")
-            }
-            targets.forEach(drop)
-            affected = targets.count
-        case "blackhole":
-            guard selector.uid != nil || selector.deviceId != nil else { throw ControlError(400, "blackhole needs 'uid' or 'deviceId'") }
-            faults.blackholes.removeAll { $0 == selector }
-            if enabled { faults.blackholes.append(selector) }
-            affected = connections(matching: selector).count
-        case "refuseConnections":
-            faults.refuseConnections = enabled
-        case "delay":
-            guard let ms = body["ms"]?.intValue, ms >= 0, ms <= 3_600_000 else {
-                throw ControlError(400, "delay needs 'ms', an integer from 0 to 3600000")
-            }
-            faults.delays.removeAll { $0.selector == selector }
-            if enabled && ms > 0 { faults.delays.append((selector, ms)) }
-            affected = connections(matching: selector).count
-        default:
-            throw ControlError(400, "unknown fault '\(name.prefix(64))'")
-        }
-        trace.record(.control, time: loop.clock.now, uid: selector.uid, deviceId: selector.deviceId, frame: body,
-                     text: "fault \(name) \(enabled ? "on" : "off")")
-        logger.debug("fault \(name) \(enabled ? "on" : "off") uid=\(selector.uid ?? "-") device=\(selector.deviceId ?? "-"), \(affected) affected")
-        return ["ok": true, "affected": .integer(Int64(affected))]
-    }
-
     /// Back to the initial users and settings, every connection closed, faults cleared.
     func resetLocally(jumpingTo clock: Instant? = nil, request: JSONValue? = nil) {
         engine.clusterReset()
         execute(engine.load(directory: initialDirectory, settings: initialSettings, closing: .closedByControl,
                             now: loop.clock.now))
+        endStalled()
         if let clock { loop.clock.jump(to: clock) }
-        faults = FaultPlan()
+        clearFaults()
         trace.clear()
         // Give the freed trace back to the system, not only to the allocator.
         EventLoop.returnFreedMemory()

@@ -38,12 +38,17 @@ public final class ChatServer {
 
     private var web: WebServer!
     private var sockets: [ConnectionID: WebSocket] = [:]
+    /// Connections accepted under the stall fault: open, never read or answered.
+    var stalled: Set<ConnectionID> = []
+    /// Frames the links hold, per direction.
+    var inboundHeld = HeldFrames()
+    var outboundHeld = HeldFrames()
     private var labels: [ConnectionID: (uid: String, deviceId: String)] = [:]
     /// The uid and device a login frame claimed, for the trace only: a refused login's
     /// reply and close carry them too. Faults never match on a claim.
     private var claims: [ConnectionID: (uid: String, deviceId: String)] = [:]
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
-    private var nextConnection = 1
+    var nextConnection = 1
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
     let cluster: ClusterBridge?
@@ -119,6 +124,7 @@ public final class ChatServer {
         for id in sockets.keys.sorted() {
             execute(engine.disconnect(id, code: .goingAway, reason: "server shutting down", now: loop.clock.now))
         }
+        endStalled()
         // The retractions just sent still reach Redis: the other nodes see these users leave now.
         cluster?.stop()
     }
@@ -156,6 +162,9 @@ public final class ChatServer {
             return .respond(.json(status: 426, body: #"{"error":"/v1/ws only speaks WebSocket"}"#))
         }
         if faults.refuseConnections || isShuttingDown { return .drop }
+        if faults.stallAfterHandshake {
+            return .upgrade { [unowned self] socket in self.attachStalled(socket) }
+        }
         let host = peer?.host ?? ""
         guard pendingByHost[host, default: 0] < configuration.maxPendingLoginsPerAddress else {
             warnAtCap("\(host) holds \(configuration.maxPendingLoginsPerAddress) sessions that have not logged in: its new upgrades get 503")
@@ -170,10 +179,8 @@ public final class ChatServer {
     // MARK: Sessions
 
     private func attach(_ socket: WebSocket, host: String) {
-        let id = ConnectionID(nextConnection)
-        nextConnection += 1
+        let id = register(socket)
         pendingHost[id] = host
-        sockets[id] = socket
         // Replies and events of one loop turn leave in one write per connection.
         socket.connection.coalescesWrites = true
         socket.onText = { [unowned self] bytes in self.receive(bytes, from: id) }
@@ -188,7 +195,7 @@ public final class ChatServer {
             let error = ChatError(.badRequest, "Binary frames are not part of the protocol; send JSON text frames")
             self.execute(self.engine.received(.failure(RequestRejection(id: nil, error: error)), from: id, now: now))
         }
-        socket.onClosed = { [unowned self] info in self.socketClosed(id, info) }
+        watchClose(socket, id)
         // The peer's host only: its ephemeral port differs from run to run and would
         // break byte-identical traces.
         trace.record(.open, time: loop.clock.now, connection: id,
@@ -204,8 +211,36 @@ public final class ChatServer {
                          text: "blackhole: inbound frame discarded")
             return
         }
+        if !faults.links.isEmpty || !inboundHeld.waiting.isEmpty {
+            switch passage(.inbound, id, bytes: bytes.count) {
+            case .now: break
+            case .dropped:
+                trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                             text: "link in: frame dropped")
+                return
+            case .at(let time):
+                let copy = [UInt8](bytes)
+                hold(.inbound, id, until: time) { [weak self] in
+                    guard let self, self.sockets[id] != nil else { return }
+                    copy.withUnsafeBytes { self.process($0, from: id) }
+                }
+                return
+            }
+        }
+        process(bytes, from: id)
+    }
+
+    /// Handles one text frame that has crossed the link.
+    private func process(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) {
+        let now = loop.clock.now
+        let label = labels[id]
         engine.activity(id, now: now)
-        let decoded = decode(bytes, from: id, label: label, now: now)
+        let (decoded, request) = decode(bytes, from: id, label: label, now: now)
+        if let request, !faults.replies.isEmpty,
+           let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
+            answer(request, with: reply, on: id)
+            return
+        }
         // The reply leaves when the connection's read is processed, with the replies to
         // the read's other requests; what went to other connections (presence events)
         // waits for the end of the loop turn, to share writes with the turn's other events.
@@ -213,15 +248,19 @@ public final class ChatServer {
         if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
             labels[id] = (uid, session.deviceId ?? "")
             settlePending(id)
+            if !faults.links.isEmpty { refreshSlicing(id) }
             logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
         }
     }
 
     /// Parses and decodes one text frame, tracing it as it arrived.
+    /// The parsed frame comes back too when there are scripted replies to match.
     private func decode(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, label: (uid: String, deviceId: String)?,
-                        now: Instant) -> Result<RequestEnvelope, RequestRejection> {
-        // Nothing to trace: the common ping needs no JSON tree.
-        if !trace.isRecording, let ping = RequestDecoder.compactPing(bytes) { return .success(ping) }
+                        now: Instant) -> (Result<RequestEnvelope, RequestRejection>, JSONValue?) {
+        // Nothing to trace or match: the common ping needs no JSON tree.
+        if !trace.isRecording, faults.replies.isEmpty, let ping = RequestDecoder.compactPing(bytes) {
+            return (.success(ping), nil)
+        }
         do {
             let value = try JSONParser.parse(bytes)
             var label = label ?? claims[id]
@@ -230,11 +269,11 @@ public final class ChatServer {
                 claims[id] = label
             }
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId, frame: value)
-            return RequestDecoder.decode(value)
+            return (RequestDecoder.decode(value), value)
         } catch {
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                          text: String(decoding: bytes.prefix(1024), as: UTF8.self))
-            return .failure(RequestRejection(id: nil, error: ChatError(.badRequest, "Not valid JSON: \(error)")))
+            return (.failure(RequestRejection(id: nil, error: ChatError(.badRequest, "Not valid JSON: \(error)"))), nil)
         }
     }
 
@@ -243,6 +282,13 @@ public final class ChatServer {
         claims[id] = nil
         sockets[id] = nil
         settlePending(id)
+        inboundHeld.forget(id)
+        outboundHeld.forget(id)
+        if stalled.remove(id) != nil {
+            trace.record(.close, time: loop.clock.now, connection: id, text: "closed: \(info.abnormal ?? "closing handshake complete")",
+                         code: info.received ?? info.sent)
+            return
+        }
         loop.clock.cancel(heartbeats.removeValue(forKey: id))
         let note = info.abnormal ?? "closing handshake complete"
         logger.debug("connection \(id) (\(label?.uid ?? "not logged in")) closed with \((info.received ?? info.sent).map(String.init) ?? "no code"): \(note)")
@@ -262,7 +308,7 @@ public final class ChatServer {
                 bytes.reserveCapacity(256)
                 frame.serialize(into: &bytes)
                 let tracing = trace.isRecording
-                let plain = faults.blackholes.isEmpty && faults.delays.isEmpty
+                let plain = faults.blackholes.isEmpty && faults.links.isEmpty && outboundHeld.waiting.isEmpty
                 for id in recipients {
                     if plain && !tracing {
                         // No fault and no trace: nothing to look up but the socket.
@@ -279,16 +325,13 @@ public final class ChatServer {
                         continue
                     }
                     let traced = label ?? claims[id]
-                    trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.0, deviceId: traced?.1, frame: frame)
                     if plain, let socket = sockets[id] {
+                        trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.0, deviceId: traced?.1, frame: frame)
                         socket.send(text: bytes)
                         checkBackPressure(id, socket)
                         continue
                     }
-                    deliver(to: id) { socket in
-                        socket.send(text: bytes)
-                        self.checkBackPressure(id, socket)
-                    }
+                    send(frame, bytes: bytes, to: id)
                 }
             case .close(let id, let code, let reason):
                 let label = labels[id] ?? claims[id]
@@ -298,7 +341,7 @@ public final class ChatServer {
                 if isBlackholed(id) {
                     sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
                 } else {
-                    deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
+                    close(id, code: code.rawValue, reason: reason)
                 }
             case .announceDevice(let device):
                 cluster?.announce(device)
@@ -346,17 +389,37 @@ public final class ChatServer {
         return faults.isBlackholed(uid: label?.uid, deviceId: label?.deviceId)
     }
 
-    /// Runs `work` on the connection's socket now, or later under a delay fault; a
-    /// blackholed connection gets nothing.
-    private func deliver(to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
-        guard sockets[id] != nil, !isBlackholed(id) else { return }
-        let label = labels[id]
-        let delay = faults.delay(uid: label?.uid, deviceId: label?.deviceId)
-        guard delay > 0 else {
-            sockets[id].map(work)
+    /// Sends one text frame through the connection's outbound link, tracing it as
+    /// queued (its JSON, or else its `text`), or as dropped by the link.
+    func send(_ frame: JSONValue?, text: String? = nil, bytes: [UInt8], to id: ConnectionID) {
+        let traced = labels[id] ?? claims[id]
+        let way = sockets[id] == nil ? .now : passage(.outbound, id, bytes: bytes.count)
+        guard way != .dropped else {
+            trace.record(.fault, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId,
+                         frame: frame, text: "link out: frame dropped")
             return
         }
-        loop.clock.schedule(after: delay) { [weak self] in self?.sockets[id].map(work) }
+        trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frame: frame,
+                     text: text)
+        carry(way, to: id) { socket in
+            socket.send(text: bytes)
+            self.checkBackPressure(id, socket)
+        }
+    }
+
+    /// Runs `work` on the connection's socket when its outbound link lets it through,
+    /// never dropping it (closes, raw bytes). A blackholed connection gets nothing.
+    func deliver(to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
+        guard sockets[id] != nil else { return }
+        carry(passage(.outbound, id, bytes: 0, droppable: false), to: id, work)
+    }
+
+    private func carry(_ way: LinkPassage, to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
+        guard !isBlackholed(id) else { return }
+        switch way {
+        case .now, .dropped: sockets[id].map(work)
+        case .at(let time): hold(.outbound, id, until: time) { [weak self] in self?.sockets[id].map(work) }
+        }
     }
 
     private func checkBackPressure(_ id: ConnectionID, _ socket: WebSocket) {
@@ -370,6 +433,28 @@ public final class ChatServer {
     // MARK: Used by the control API
 
     func socket(_ id: ConnectionID) -> WebSocket? { sockets[id] }
+
+    /// Every open WebSocket session, stalled ones included.
+    var socketIDs: [ConnectionID] { sockets.keys.sorted() }
+
+    /// The uid and device of a logged-in connection: what faults match on.
+    func loggedInLabel(_ id: ConnectionID) -> (uid: String, deviceId: String)? { labels[id] }
+
+    /// The uid and device a connection's trace entries carry (a login's claim included).
+    func tracedLabel(_ id: ConnectionID) -> (uid: String, deviceId: String)? { labels[id] ?? claims[id] }
+
+    /// Registers a socket under a new connection id.
+    func register(_ socket: WebSocket) -> ConnectionID {
+        let id = ConnectionID(nextConnection)
+        nextConnection += 1
+        sockets[id] = socket
+        return id
+    }
+
+    /// Sets what happens when a socket closes.
+    func watchClose(_ socket: WebSocket, _ id: ConnectionID) {
+        socket.onClosed = { [unowned self] info in self.socketClosed(id, info) }
+    }
 
     func connections(matching selector: FaultPlan.Selector) -> [ConnectionID] {
         engine.connections.filter { selector.matches(uid: $0.uid, deviceId: $0.deviceId) }.map(\.id)

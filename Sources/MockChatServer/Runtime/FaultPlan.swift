@@ -1,10 +1,13 @@
 import ChatProtocol
 
-/// Network faults injected through the control API.
+/// Faults injected through the control API: the standing misbehaviour of the server.
 ///
 /// A fault names its targets by uid and optionally device id; an empty selector
-/// matches every connection.
-public struct FaultPlan: Sendable, Equatable {
+/// matches every connection. Everything the server does to a connection's frames
+/// goes through its ``LinkShape`` per direction, so delay, jitter, bandwidth, slicing
+/// and drops combine on one path; scripted replies replace the engine's answer to
+/// matching requests.
+public struct FaultPlan: Sendable {
     /// Which connections a fault applies to.
     public struct Selector: Sendable, Equatable {
         public var uid: String?
@@ -19,6 +22,8 @@ public struct FaultPlan: Sendable, Equatable {
             (self.uid == nil || self.uid == uid) && (self.deviceId == nil || self.deviceId == deviceId)
         }
 
+        var isEmpty: Bool { uid == nil && deviceId == nil }
+
         var json: JSONValue {
             var object = JSONObject()
             if let uid { object["uid"] = .string(uid) }
@@ -27,13 +32,25 @@ public struct FaultPlan: Sendable, Equatable {
         }
     }
 
+    /// A link shape for the matching connections' frames in one direction.
+    public struct LinkRule: Sendable {
+        public var selector: Selector
+        public var direction: LinkDirection
+        public var shape: LinkShape
+    }
+
     /// Frames from these connections vanish and nothing is sent to them: a dead path
     /// on which pings go unanswered.
     public var blackholes: [Selector] = []
     /// New WebSocket handshakes are cut off, as if the server were unreachable.
     public var refuseConnections = false
-    /// Outgoing frames (and closes) to matching connections wait this many milliseconds.
-    public var delays: [(selector: Selector, milliseconds: Int64)] = []
+    /// New WebSocket handshakes complete, then nothing is read or answered.
+    public var stallAfterHandshake = false
+    /// Link shapes in the order they were set; the last one matching a connection and
+    /// direction applies.
+    public var links: [LinkRule] = []
+    /// Scripted answers, tried in the order they were set.
+    public var replies: [ScriptedReply] = []
 
     public init() {}
 
@@ -41,22 +58,75 @@ public struct FaultPlan: Sendable, Equatable {
         blackholes.contains { $0.matches(uid: uid, deviceId: deviceId) }
     }
 
-    public func delay(uid: String?, deviceId: String?) -> Int64 {
-        guard !delays.isEmpty else { return 0 }
-        return delays.filter { $0.selector.matches(uid: uid, deviceId: deviceId) }.map(\.milliseconds).max() ?? 0
+    /// The index of the link rule for a connection and direction, if any.
+    func link(_ direction: LinkDirection, uid: String?, deviceId: String?) -> Int? {
+        guard !links.isEmpty else { return nil }
+        return links.lastIndex { $0.direction == direction && $0.selector.matches(uid: uid, deviceId: deviceId) }
+    }
+
+    /// Sets (or with `shape` nil, removes) the rule for a selector and direction.
+    mutating func setLink(_ selector: Selector, _ direction: LinkDirection, _ shape: LinkShape?) {
+        links.removeAll { $0.selector == selector && $0.direction == direction }
+        if let shape { links.append(LinkRule(selector: selector, direction: direction, shape: shape)) }
+    }
+
+    /// The first scripted reply for a request from a connection, counting it as used.
+    mutating func takeReply(for request: JSONValue, uid: String?, deviceId: String?) -> ScriptedReply? {
+        guard let index = replies.firstIndex(where: { $0.matches(request, uid: uid, deviceId: deviceId) }) else {
+            return nil
+        }
+        let reply = replies[index]
+        if let left = reply.times {
+            if left <= 1 { replies.remove(at: index) } else { replies[index].times = left - 1 }
+        }
+        return reply
     }
 
     public var json: JSONValue {
         .object(JSONObject([
             ("blackholes", .array(blackholes.map(\.json))),
             ("refuseConnections", .bool(refuseConnections)),
-            ("delays", .array(delays.map { .object(JSONObject([("selector", $0.selector.json),
-                                                                ("ms", .integer($0.milliseconds))])) })),
+            ("stallAfterHandshake", .bool(stallAfterHandshake)),
+            ("links", .array(links.map { rule in
+                var object = JSONObject([("selector", rule.selector.json), ("direction", .string(rule.direction.rawValue))])
+                for (key, value) in rule.shape.json { object[key] = value }
+                return .object(object)
+            })),
+            ("replies", .array(replies.map(\.json))),
         ]))
     }
+}
 
-    public static func == (a: FaultPlan, b: FaultPlan) -> Bool {
-        a.blackholes == b.blackholes && a.refuseConnections == b.refuseConnections
-            && a.delays.map(\.selector) == b.delays.map(\.selector) && a.delays.map(\.milliseconds) == b.delays.map(\.milliseconds)
+/// A canned answer to matching requests: a result or an error, optionally late,
+/// a number of times or until cleared.
+public struct ScriptedReply: Sendable {
+    public var selector: FaultPlan.Selector
+    /// The request's `op`.
+    public var op: String
+    /// Top-level request fields that must be equal, e.g. `{"uid":"bob"}` for `users.get`.
+    public var fields: JSONObject
+    /// Either `{"result": ...}` or `{"error": {...}}`: what follows the request's `id`.
+    public var answer: (key: String, value: JSONValue)
+    public var delayMs: Int64
+    /// Uses left; nil: every time.
+    public var times: Int?
+
+    func matches(_ request: JSONValue, uid: String?, deviceId: String?) -> Bool {
+        guard request["op"]?.stringValue == op, selector.matches(uid: uid, deviceId: deviceId) else { return false }
+        return fields.allSatisfy { key, value in request[key] == value }
+    }
+
+    /// The reply frame for `request`, carrying its `id` (null when it had none).
+    func frame(answering request: JSONValue) -> JSONValue {
+        .object(JSONObject([("id", request["id"] ?? .null), (answer.key, answer.value)]))
+    }
+
+    var json: JSONValue {
+        var object = JSONObject([("selector", selector.json), ("op", .string(op))])
+        if !fields.isEmpty { object["match"] = .object(fields) }
+        object[answer.key] = answer.value
+        if delayMs > 0 { object["delayMs"] = .integer(delayMs) }
+        object["times"] = times.map { .integer(Int64($0)) } ?? .null
+        return .object(object)
     }
 }
