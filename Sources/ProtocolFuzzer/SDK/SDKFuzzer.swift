@@ -194,6 +194,16 @@ public struct SDKFuzzer: Sendable {
                     count(actions.prefix(action ?? 0), into: &report)
                     report.unsupported += 1
                     if report.unsupportedMessages.count < 5 { report.unsupportedMessages.append(message) }
+                    // Refused before its first action: the driver cannot set up a client of
+                    // this profile, so no later history of it could run either.
+                    if action == nil, let gone = generator.profiles.firstIndex(of: examined.history.profile) {
+                        generator.profiles.remove(at: gone)
+                        if generator.profiles.isEmpty {
+                            report.crashes += 1
+                            report.crashMessages.append("the driver cannot set up a client of any profile: \(message)")
+                            done = true
+                        }
+                    }
                 case .crashed(let message):
                     report.crashes += 1
                     report.crashMessages.append("history \(run.number) (seed \(run.history.seed)): \(message)")
