@@ -226,6 +226,77 @@ async def barrier(nodes_watchers, marker_node, marker_uid):
                                for w in nodes_watchers), f"every watcher to see {marker_uid}'s barrier")
 
 
+async def logged_in_mobiles(nodes, uid):
+    """The fields (`node/connection`) of `uid`'s logged-in mobile sessions, as each node reports its own."""
+    held = []
+    for node in nodes:
+        for entry in node.control("GET", "/control/connections")["connections"]:
+            if entry.get("node") == node.name and entry.get("uid") == uid and entry.get("platform") == "mobile" \
+                    and entry.get("state") == "logged-in":
+                held.append(f"{node.name}/{entry['id']}")
+    return held
+
+
+async def mobile_races(a, b, c, watchers, races):
+    """Races two mobile logins of ivan, one on a and one on b, `races` times per mode:
+    plain logins (the later one in Redis's order kicks the other: device.kicked, 4001)
+    and reconnects asking not to kick (the later one is refused: 4004). Returns the
+    outcome of every race; fails on any race that leaves more or less than one device."""
+    outcomes = []
+    for mode in ("kick", "refuse"):
+        extra = {"reconnect": True, "reconnectKickEnable": True} if mode == "refuse" else {}
+        for race in range(races):
+            pair = await asyncio.gather(
+                Client.login(a, "ivan", f"ivan-{mode}-{race}-a", platform="mobile", presence="none", expect_ok=False, **extra),
+                Client.login(b, "ivan", f"ivan-{mode}-{race}-b", platform="mobile", presence="none", expect_ok=False, **extra))
+            await barrier(watchers, c, "judy")
+            held = await logged_in_mobiles([a, b], "ivan")
+            survivors = [p for p in pair if "result" in p.reply(1)]
+            outcome = (mode, len(held), "a" if held and held[0].startswith("a/") else "b")
+            outcomes.append(outcome)
+            if len(held) != 1:
+                for p in pair:
+                    if p.close_code is None:
+                        await p.close()
+                continue
+            winner = next(p for p, node in zip(pair, "ab") if node == outcome[2])
+            loser = pair[1] if winner is pair[0] else pair[0]
+            code = await loser.closed()
+            if mode == "kick":
+                kicked = loser.events("device.kicked")
+                expect(code == 4001 and len(kicked) == 1 and kicked[0]["byDeviceId"] == winner.label.split("/")[1].split("@")[0],
+                       f"race {race}: the kicked device got {kicked} and close {code}")
+            else:
+                expect(survivors == [winner], f"race {race}: login replies {[p.reply(1) for p in pair]}")
+                expect(loser.reply(1).get("error", {}).get("errorCode") == "ERR_RECONNECT_KICK_REFUSED" and code == 4004,
+                       f"race {race}: the refused device got {loser.reply(1)} and close {code}")
+            expect(winner.close_code is None, f"race {race}: the surviving device was closed with {winner.close_code}")
+            await winner.request("logout")
+            await winner.closed()
+    await barrier(watchers, c, "judy")
+    wrong = [o for o in outcomes if o[1] != 1]
+    expect(not wrong, f"{len(wrong)} of {len(outcomes)} races did not leave exactly one mobile device: "
+                      f"{describe_races(outcomes)}")
+    for w in watchers:
+        expect(w.presence({"ivan"}) == [("ivan", "online"), ("ivan", "offline")] * len(outcomes),
+               f"{w.label} saw {len(w.presence({'ivan'}))} presence events of ivan for {len(outcomes)} races")
+    return outcomes
+
+
+def describe_races(outcomes):
+    """Counts of outcomes per mode, e.g. 'kick: 50 races, 1 survivor 50 (a 26, b 24)'."""
+    parts = []
+    for mode in ("kick", "refuse"):
+        mine = [o for o in outcomes if o[0] == mode]
+        if not mine:
+            continue
+        one = [o for o in mine if o[1] == 1]
+        parts.append(f"{mode}: {len(mine)} races, exactly one survivor in {len(one)} "
+                     f"(a {sum(o[2] == 'a' for o in one)}, b {sum(o[2] == 'b' for o in one)}), "
+                     f"two survivors in {sum(o[1] == 2 for o in mine)}, none in {sum(o[1] == 0 for o in mine)}")
+    return "; ".join(parts)
+
+
 async def run(args, report):
     work = tempfile.mkdtemp(prefix="mockchat-cluster-")
     processes = []
@@ -300,6 +371,10 @@ async def run(args, report):
         for w in watchers:
             expect(w.presence({"bob"}) == [("bob", "online")], f"{w.label} saw {w.presence({'bob'})} for bob")
         report("cross-node kick (4001) and reconnect-kick refusal (4004)")
+
+        # 3b. Two mobile logins of one user on two nodes at once: Redis decides, exactly one survives.
+        outcomes = await mobile_races(a, b, c, watchers, args.races)
+        report(f"mobile slot races on two nodes: {describe_races(outcomes)}")
 
         # 4. Reset on a closes every connection on every node and clears presence.
         a.control("POST", "/control/reset", {})
@@ -413,6 +488,7 @@ def main():
     parser.add_argument("--ttl", type=int, default=1500, help="--node-ttl of every node, in ms")
     parser.add_argument("--cycles", type=int, default=25, help="login/logout cycles per churning user")
     parser.add_argument("--seed", type=int, default=20261123)
+    parser.add_argument("--races", type=int, default=50, help="mobile login races per mode")
     parser.add_argument("--redis-restart", action="store_true",
                         help="also kill and restart redis-server and check that the nodes converge")
     args = parser.parse_args()

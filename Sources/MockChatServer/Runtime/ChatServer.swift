@@ -210,11 +210,15 @@ public final class ChatServer {
         // the read's other requests; what went to other connections (presence events)
         // waits for the end of the loop turn, to share writes with the turn's other events.
         execute(engine.received(decoded, from: id, now: now))
-        if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
-            labels[id] = (uid, session.deviceId ?? "")
-            settlePending(id)
-            logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
-        }
+        noteLogin(id)
+    }
+
+    /// Labels a connection that has just logged in, for the trace and faults.
+    private func noteLogin(_ id: ConnectionID) {
+        guard labels[id] == nil, let session = engine.session(id), let uid = session.uid else { return }
+        labels[id] = (uid, session.deviceId ?? "")
+        settlePending(id)
+        logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
     }
 
     /// Parses and decodes one text frame, tracing it as it arrived.
@@ -300,12 +304,14 @@ public final class ChatServer {
                 } else {
                     deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
                 }
-            case .announceDevice(let device):
-                cluster?.announce(device)
+            case .claimDevice(let device, let claim):
+                cluster?.claim(device, claim) { [unowned self] granted in
+                    guard claim.refusesToKick, let id = ConnectionID(device.connection) else { return }
+                    self.execute(self.engine.clusterClaimAnswered(id, granted: granted, now: self.loop.clock.now))
+                    self.noteLogin(id)
+                }
             case .retractDevice(let device, let lastActiveAt):
                 cluster?.retract(device, lastActiveAt: lastActiveAt)
-            case .kickRemote(let device, let reason, let byDeviceId, let byPlatform):
-                cluster?.kick(device, reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform)
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in
