@@ -4,7 +4,7 @@ MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
 	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
-	bench-compare cli-smoke html-report-check cluster-test cluster-restart-test
+	bench-compare cli-smoke html-report-check cluster-test
 
 bootstrap:
 	@scripts/bootstrap
@@ -24,13 +24,10 @@ unit-tests: build
 protocol-smoke: build
 	scripts/protocol-smoke
 
-## Three `serve --cluster` nodes over a real redis-server: presence, kicks, reset, churn, kill -9, Redis restart.
+## Three `serve --cluster` nodes over a real redis-server: presence, kicks, mobile races, reset, churn,
+## kill -9, a stalled node, Redis restart.
 cluster-test: build
 	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test
-
-## The cluster test plus a Redis kill and restart (intermittent: see docs/CLUSTER.md).
-cluster-restart-test: build
-	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test --redis-restart
 
 ## The scenario catalogue against fresh in-process servers.
 scenarios: build

@@ -4,8 +4,10 @@
 Starts redis-server on a free loopback port (no persistence) and three nodes, then
 checks that the cluster behaves as one server: presence events cross nodes once,
 a second mobile device on another node kicks the first, the reconnect-kick refusal,
-users.get / users.list / control see cluster-wide state, reset clears the cluster,
-a churn run counted per watcher, `kill -9` of a node, and a Redis restart.
+two mobile logins racing on two nodes leave exactly one device (counted over many
+races), users.get / users.list / control see cluster-wide state, reset clears the
+cluster, a churn run counted per watcher, `kill -9` of a node, a node whose loop
+stalled past its liveness TTL registers again, and a Redis kill and restart.
 Every wait is on a condition with a deadline. The last line is
 "cluster-test: N passed, F failed".
 
@@ -217,7 +219,9 @@ def check_churn_rejects_wrong_counts():
 
 async def barrier(nodes_watchers, marker_node, marker_uid):
     """Logs `marker_uid` in and out on `marker_node` and waits until every watcher has
-    seen its offline: every presence event published before it has then arrived too."""
+    seen its offline: every presence event published before it has then arrived too.
+    Each watcher pings first, which keeps it within the heartbeat timeout."""
+    await asyncio.gather(*(w.request("ping") for w in nodes_watchers))
     before = {w.label: w.presence({marker_uid}).count((marker_uid, "offline")) for w in nodes_watchers}
     client = await Client.login(marker_node, marker_uid, "marker", presence="none")
     await client.request("logout")
@@ -434,34 +438,66 @@ async def run(args, report):
         report(f"kill -9 of a node: its 3 users offline on the others exactly once, after {detected:.2f} s "
                f"(TTL {args.ttl} ms)")
 
-        # 7. Redis killed: nodes keep serving alone; restarted: they rejoin and converge.
-        # About one run in four does not converge within 10 s after the restart (a
-        # known defect, docs/CLUSTER.md), so `make test` leaves this step out.
-        if args.redis_restart:
-            await redis.kill(signal.SIGKILL)
-            await wait_for(lambda: a.process.count("unreachable") >= 1 and b.process.count("unreachable") >= 1,
-                           "a and b to log the outage")
-            frank = await Client.login(a, "frank", "frank-a")
-            await wait_for(lambda: watchers[0].presence({"frank"})[-1:] == [("frank", "online")],
-                           "a's own watcher to see frank while Redis is down")
-            grace = await Client.login(b, "grace", "grace-b")
-            await grace.request("logout")
-            redis = await start_redis(redis_port)
-            processes.append(redis)
-            await wait_for(lambda: a.process.count("reconnected") >= 1 and b.process.count("reconnected") >= 1,
-                           "a and b to reconnect")
-            await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "online")],
-                           "b's watcher to learn of frank after Redis returned")
-            await wait_for(lambda: a.control("GET", "/control/presence")["online"]
-                           == b.control("GET", "/control/presence")["online"], "a and b to agree on presence")
-            online = a.control("GET", "/control/presence")["online"]
-            expect(online == ["frank", "peggy", "trent"], f"presence after Redis restart: {online}")
-            heidi = await Client.login(b, "heidi", "heidi-b")
-            await wait_for(lambda: watchers[0].presence({"heidi"})[-1:] == [("heidi", "online")],
-                           "a's watcher to see a login on b after the restart")
-            report("Redis restart: nodes serve alone, log it, and converge when it returns")
+        # 7. Node b's loop stalls longer than its liveness key lives: a reaps b's users,
+        # then b notices its expired key, registers again, and a sees them back.
+        ivan = await Client.login(b, "ivan", "ivan-b")
+        await wait_for(lambda: watchers[0].presence({"ivan"}) == [("ivan", "online")], "a to see ivan on b")
+        stall_ms = 2 * args.ttl
+        stalled_at = time.monotonic()
+        stall = asyncio.ensure_future(asyncio.to_thread(b.control, "POST", "/control/debug/stall", {"ms": stall_ms}))
+        await wait_for(lambda: watchers[0].presence({"ivan", "peggy"})[-2:] in
+                       ([("ivan", "offline"), ("peggy", "offline")], [("peggy", "offline"), ("ivan", "offline")]),
+                       "a to see b's users go offline during the stall", timeout=stall_ms / 1000 + DEADLINE)
+        reaped = time.monotonic() - stalled_at
+        await stall
+        resumed_at = time.monotonic()
+        await wait_for(lambda: all(watchers[0].presence({uid})[-1:] == [(uid, "online")] for uid in ("ivan", "peggy")),
+                       "a to see b's users online again after b registered again")
+        back = time.monotonic() - resumed_at
+        expect(b.process.count("liveness key of node b had expired") == 1,
+               "b did not log that its liveness key had expired")
+        await barrier(watchers[:2], a, "judy")
+        for uid in ("ivan", "peggy"):
+            seen = [status for _, status in watchers[0].presence({uid})]
+            expect(seen[-3:] == ["online", "offline", "online"], f"{watchers[0].label} saw {seen} for {uid}")
+        expect(a.control("GET", "/control/presence")["online"] == b.control("GET", "/control/presence")["online"],
+               "a and b disagree after b registered again")
+        await ivan.request("logout")
+        report(f"a {stall_ms} ms stall of node b: its users offline on a after {reaped:.2f} s, online again "
+               f"{back * 1000:.0f} ms after the stall ended (b registered again)")
 
-        # 8. SIGTERM: a node's users go offline on the others at once, and it exits 0.
+        # 8. Redis killed: nodes keep serving alone; restarted: they rejoin and converge,
+        # each learning of the other's logins and logouts during the outage.
+        await redis.kill(signal.SIGKILL)
+        await wait_for(lambda: a.process.count("unreachable") >= 1 and b.process.count("unreachable") >= 1,
+                       "a and b to log the outage")
+        frank = await Client.login(a, "frank", "frank-a")
+        await wait_for(lambda: watchers[0].presence({"frank"})[-1:] == [("frank", "online")],
+                       "a's own watcher to see frank while Redis is down")
+        grace = await Client.login(b, "grace", "grace-b")
+        await grace.request("logout")
+        bob = await Client.login(b, "bob", "bob-b")
+        await wait_for(lambda: watchers[1].presence({"bob"})[-1:] == [("bob", "online")],
+                       "b's own watcher to see bob while Redis is down")
+        redis = await start_redis(redis_port)
+        processes.append(redis)
+        restarted_at = time.monotonic()
+        await wait_for(lambda: a.process.count("reconnected") >= 1 and b.process.count("reconnected") >= 1,
+                       "a and b to reconnect")
+        await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "online")]
+                       and watchers[0].presence({"bob"})[-1:] == [("bob", "online")],
+                       "each node to learn of the other's login during the outage")
+        await wait_for(lambda: a.control("GET", "/control/presence")["online"]
+                       == b.control("GET", "/control/presence")["online"], "a and b to agree on presence")
+        converged = time.monotonic() - restarted_at
+        online = a.control("GET", "/control/presence")["online"]
+        expect(online == ["bob", "frank", "peggy", "trent"], f"presence after Redis restart: {online}")
+        heidi = await Client.login(b, "heidi", "heidi-b")
+        await wait_for(lambda: watchers[0].presence({"heidi"})[-1:] == [("heidi", "online")],
+                       "a's watcher to see a login on b after the restart")
+        report(f"Redis restart: nodes serve alone, log it, and agree {converged:.2f} s after it returns")
+
+        # 9. SIGTERM: a node's users go offline on the others at once, and it exits 0.
         await a.process.kill(signal.SIGTERM)
         expect(a.process.proc.returncode == 0, f"node a exited {a.process.proc.returncode} after SIGTERM")
         await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "offline")],
@@ -489,8 +525,6 @@ def main():
     parser.add_argument("--cycles", type=int, default=25, help="login/logout cycles per churning user")
     parser.add_argument("--seed", type=int, default=20261123)
     parser.add_argument("--races", type=int, default=50, help="mobile login races per mode")
-    parser.add_argument("--redis-restart", action="store_true",
-                        help="also kill and restart redis-server and check that the nodes converge")
     args = parser.parse_args()
     passed = []
 
