@@ -511,10 +511,16 @@ async def run(args, report):
                 pass
         shutil.rmtree(work, ignore_errors=True)
         for process in processes:
-            if process.name != "redis" and any("Fatal" in line or "error:" in line.lower() for line in process.lines):
+            if process.name == "redis":
+                continue
+            if any("Fatal" in line or "error:" in line.lower() for line in process.lines):
                 print(f"cluster-test: log of node {process.name}:", file=sys.stderr)
                 for line in process.lines[-30:]:
                     print("  | " + line, file=sys.stderr)
+            else:
+                # What the node's cluster link went through, for any failure's diagnosis.
+                for line in (line for line in process.lines if "cluster:" in line and "joined" not in line):
+                    print(f"cluster-test: node {process.name}: {line}", file=sys.stderr)
 
 
 def main():

@@ -166,22 +166,25 @@ public final class ClusterBridge {
         wasConnected = true
         isOutageLogged = false
         isReady = true
-        rejoin()
+        rejoin(readingSnapshot: true)
         beat()
     }
 
-    /// Registers this node with its current devices and reads the snapshot taken in the
-    /// same script; the channel's messages wait in ``sync`` until it is applied.
-    private func rejoin() {
+    /// Registers this node with its current devices. `readingSnapshot` (after a
+    /// (re)connect or a gap): also applies the snapshot taken in the same script, the
+    /// channel's messages waiting in ``sync`` until then. Without it (an expired liveness
+    /// key), the view stays as the unbroken subscription built it, transition by
+    /// transition, and the snapshot is ignored.
+    private func rejoin(readingSnapshot: Bool) {
         guard let commands else { return }
-        sync.resyncStarted()
+        if readingSnapshot { sync.resyncStarted() }
         var arguments = ["EVAL", ClusterScripts.rejoin, "0", configuration.node, String(livenessTTL),
                          String(loop.clock.now.seconds)]
         for device in localDevices() {
             arguments += [device.uid, device.field, ClusterEvent.storedValue(device), ClusterEvent.added(device).message]
         }
         commands.send(arguments) { [weak self] reply in
-            guard let self, !self.isStopped, let reply else { return }
+            guard let self, !self.isStopped, let reply, readingSnapshot else { return }
             let items = reply.elements
             guard case .integer(let seq)? = items.first else {
                 return self.logger.error("cluster: rejoin failed: \(reply)")
@@ -206,7 +209,7 @@ public final class ClusterBridge {
                 onEvent(event)
             case .resync:
                 logger.warning("cluster: node \(configuration.node) missed messages of the event channel; reading a snapshot")
-                rejoin()
+                rejoin(readingSnapshot: true)
             }
         }
     }
@@ -227,7 +230,7 @@ public final class ClusterBridge {
                 self.logger.notice("cluster: retracted \(reaped) devices of expired nodes")
             } else if case .integer(-1) = reply {
                 self.logger.warning("cluster: the liveness key of node \(self.configuration.node) had expired; registering again")
-                self.rejoin()
+                self.rejoin(readingSnapshot: false)
             } else if case .error(let message) = reply {
                 self.logger.error("cluster: heartbeat failed: \(message)")
             }
