@@ -218,7 +218,7 @@ public struct PresenceEngine: Sendable {
         if login.platform == .mobile {
             let mobiles = others.mobiles.filter { !sameDevice.contains($0) }
             // Cluster mode: mobiles on other nodes count too; Redis kicks them (ClusterScripts.claim).
-            let remoteMobiles = cluster?.remote(uid).filter { $0.platform == .mobile && $0.deviceId != login.deviceId } ?? []
+            let remoteMobiles = (cluster?.remote(uid) ?? []).filter { $0.platform == .mobile && $0.deviceId != login.deviceId }
             let excess = mobiles.count + remoteMobiles.count + 1 - settings.mobileDevicesPerUser
             if excess > 0 {
                 if asksNotToKick { return refuse(id, requestID, .reconnectKickRefused, close: .reconnectRefused, now: now) }
@@ -240,12 +240,13 @@ public struct PresenceEngine: Sendable {
             return [.claimDevice(device, claim)]
         }
         // The claim follows the local kicks' retractions, so Redis sees them first.
-        return completeLogin(login, requestID, on: id, uid: uid, displacing: displaced, now: now) + [.claimDevice(device, claim)]
+        return completeLogin(login, requestID, on: id, uid: uid, displacing: displaced, now: now)
+            + [.claimDevice(device, claim)]
     }
 
     /// An error reply to a login, then the close (`close`, 4000 by default).
     mutating func refuse(_ id: ConnectionID, _ requestID: RequestID, _ code: ErrorCode, close: CloseCode = .loginFailed,
-                now: Instant) -> [EngineAction] {
+                         now: Instant) -> [EngineAction] {
         [.send([id], .error(id: requestID, ChatError(code)))] + end(id, code: close, reason: code.rawValue, now: now)
     }
 
@@ -281,7 +282,7 @@ public struct PresenceEngine: Sendable {
     // MARK: Presence
 
     /// Closes `id` and forgets its session, with the presence consequences.
-    mutating func end(_ id: ConnectionID, code: CloseCode, reason: String, now: Instant) -> [EngineAction] {
+    private mutating func end(_ id: ConnectionID, code: CloseCode, reason: String, now: Instant) -> [EngineAction] {
         guard sessions[id] != nil else { return [] }
         return [.close(id, code, reason: reason)] + forget(id, now: now)
     }
