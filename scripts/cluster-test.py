@@ -92,7 +92,7 @@ class Process:
 
 
 async def start_redis(port):
-    proc = await asyncio.create_subprocess_exec(*redis_command(port), stdout=asyncio.subprocess.DEVNULL,
+    proc = await asyncio.create_subprocess_exec(*redis_command(port, "verbose"), stdout=asyncio.subprocess.DEVNULL,
                                                 stderr=asyncio.subprocess.PIPE)
     redis = Process("redis", proc)
     await wait_for(lambda: redis_ready(port), f"redis-server on port {port}")
@@ -501,17 +501,18 @@ async def run(args, report):
             except Exception:
                 pass
         shutil.rmtree(work, ignore_errors=True)
+        failing = sys.exc_info()[0] is not None
         for process in processes:
             if process.name == "redis":
-                for line in process.lines:
+                for line in process.lines if failing else []:
                     print(f"cluster-test: redis-server (exit {process.proc.returncode}): {line}", file=sys.stderr)
                 continue
             if any("Fatal" in line or "error:" in line.lower() for line in process.lines):
                 print(f"cluster-test: log of node {process.name}:", file=sys.stderr)
                 for line in process.lines[-30:]:
                     print("  | " + line, file=sys.stderr)
-            else:
-                # What the node's cluster link went through, for any failure's diagnosis.
+            elif failing:
+                # What the node's cluster link went through, for the failure's diagnosis.
                 for line in (line for line in process.lines if "cluster:" in line and "joined" not in line):
                     print(f"cluster-test: node {process.name}: {line}", file=sys.stderr)
 

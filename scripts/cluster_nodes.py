@@ -7,10 +7,10 @@ import shutil
 BANNER = re.compile(r"MockChat listening on (ws://\S+)")
 
 
-def redis_command(port):
-    """A redis-server on 127.0.0.1:PORT without persistence, logging warnings to stderr."""
+def redis_command(port, loglevel="warning"):
+    """A redis-server on 127.0.0.1:PORT without persistence, logging to stderr."""
     return [shutil.which("redis-server") or "redis-server", "--port", str(port), "--bind", "127.0.0.1",
-            "--save", "", "--appendonly", "no", "--logfile", "", "--loglevel", "warning"]
+            "--save", "", "--appendonly", "no", "--logfile", "/dev/stderr", "--loglevel", loglevel]
 
 
 def node_command(mockchat, name, redis_port, fixtures, ttl=None, extra=()):

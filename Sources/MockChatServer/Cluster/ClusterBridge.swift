@@ -59,6 +59,9 @@ public final class ClusterBridge {
     private var isOutageLogged = false
     /// Orders the channel against this node's snapshots.
     private var sync = ClusterSync()
+    /// A re-registration after an expired liveness key is on its way: later heartbeats
+    /// that still find the key gone need not register again.
+    private var isRegistering = false
     /// Subscribed: commands go to Redis rather than loop back.
     public private(set) var isReady = false
 
@@ -177,14 +180,16 @@ public final class ClusterBridge {
     /// transition, and the snapshot is ignored.
     private func rejoin(readingSnapshot: Bool) {
         guard let commands else { return }
-        if readingSnapshot { sync.resyncStarted() }
+        if readingSnapshot { sync.resyncStarted() } else { isRegistering = true }
         var arguments = ["EVAL", ClusterScripts.rejoin, "0", configuration.node, String(livenessTTL),
                          String(loop.clock.now.seconds)]
         for device in localDevices() {
             arguments += [device.uid, device.field, ClusterEvent.storedValue(device), ClusterEvent.added(device).message]
         }
         commands.send(arguments) { [weak self] reply in
-            guard let self, !self.isStopped, let reply, readingSnapshot else { return }
+            guard let self, !self.isStopped else { return }
+            if !readingSnapshot { self.isRegistering = false }
+            guard let reply, readingSnapshot else { return }
             let items = reply.elements
             guard case .integer(let seq)? = items.first else {
                 return self.logger.error("cluster: rejoin failed: \(reply)")
@@ -228,7 +233,7 @@ public final class ClusterBridge {
             guard let self, !self.isStopped else { return }
             if case .integer(let reaped) = reply, reaped > 0 {
                 self.logger.notice("cluster: retracted \(reaped) devices of expired nodes")
-            } else if case .integer(-1) = reply {
+            } else if case .integer(-1) = reply, !self.isRegistering {
                 self.logger.warning("cluster: the liveness key of node \(self.configuration.node) had expired; registering again")
                 self.rejoin(readingSnapshot: false)
             } else if case .error(let message) = reply {
