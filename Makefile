@@ -95,9 +95,10 @@ bench-smoke: build
 bench-compare: bootstrap
 	scripts/bench-compare $(BENCH_ARGS)
 
-## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs.
+## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs,
+## sized for a debug build (a few seconds). The only clean campaign `make test` runs.
 fuzz-smoke: build
-	$(MOCKCHAT) fuzz --seed 20261122 --steps 20000 --inputs 100000 --out .build/fuzz-out
+	$(MOCKCHAT) fuzz --seed 20261122 --steps 6000 --inputs 30000 --out .build/fuzz-out
 
 ## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the reference model through
 ## `mockchat driver` finds no difference; the Python SDK with one seeded bug, checked

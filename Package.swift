@@ -22,25 +22,27 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Redis client for `serve --cluster` (Debian: libhiredis-dev), on libuv through its adapter.
 
+        // Plain values every layer shares: time as `Instant`, the seeded generator. No I/O.
+        .target(name: "MockChatCore"),
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
         .target(name: "ChatProtocol"),
         // The only code that touches libuv, wslay and hiredis.
         // glibc's malloc_trim, so a reset can give the trace's memory back to the system.
         .target(name: "CSystemMemory"),
-        .target(name: "EventLoop", dependencies: ["CLibUV", "CWslay", "COpenSSL", "CSystemMemory"]),
+        .target(name: "EventLoop", dependencies: ["MockChatCore", "CLibUV", "CWslay", "COpenSSL", "CSystemMemory"]),
         // Presence engine, sessions, device policy, control API, trace.
         .target(name: "MockChatServer", dependencies: [
-            "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
+            "MockChatCore", "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
         ]),
         // The documented SDK as a state machine plus a driver over a real WebSocket.
-        .target(name: "ReferenceClient", dependencies: ["ChatProtocol", "EventLoop", "Yams"]),
+        .target(name: "ReferenceClient", dependencies: ["MockChatCore", "ChatProtocol", "EventLoop", "Yams"]),
         // Scenario files, runner, assertions, reporters.
         .target(name: "ConformanceHarness", dependencies: [
-            "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "Yams",
+            "MockChatCore", "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "Yams",
         ]),
         // `mockchat fuzz`: random histories checked against an independent model, and wire junk.
         .target(name: "ProtocolFuzzer", dependencies: [
-            "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+            "MockChatCore", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
         ]),
         // `mockchat bench`: a load generator on its own loop.
         .target(name: "LoadGenerator", dependencies: [

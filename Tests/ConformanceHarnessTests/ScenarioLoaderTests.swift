@@ -39,6 +39,14 @@ import Testing
         #expect(problem("steps:\n  - client: a\n  - a.network: sideways\n") == "case.yaml:6:5: network: network takes up, down or weak")
     }
 
+    /// A subscription is read as the wire reads it: a role that is not a string is refused,
+    /// not dropped.
+    @Test func presenceRolesMustBeStrings() {
+        #expect(problem("steps:\n  - client: a\n  - a.init: {presence: [admin]}\n") == "loaded")
+        #expect(problem("steps:\n  - client: a\n  - a.init: {presence: [admin, 1]}\n")
+                .hasSuffix("presence is all, friends, none or a list of role names"))
+    }
+
     @Test func unknownStepsMethodsAndPropertiesSuggestTheKnownName() {
         #expect(problem("steps:\n  - client: a\n  - expct: { a.status: connected }\n")
                 == "case.yaml:6:5: unknown step 'expct' (did you mean 'expect'?)")

@@ -10,7 +10,7 @@ import Testing
         ReferenceModel(roster: roster, settings: .init(clientKickControl: clientKickControl, mobileDevicesPerUser: mobiles))
     }
 
-    func login(_ uid: String, _ device: String, _ platform: Platform = .mobile, presence: LoginSpec.Subscription = .all,
+    func login(_ uid: String, _ device: String, _ platform: Platform = .mobile, presence: PresenceSubscription = .allUsers,
                reconnect: Bool = false, kickEnable: Bool = false, key: String? = nil) -> LoginSpec {
         LoginSpec(uid: uid, device: device, platform: platform, presence: presence, reconnect: reconnect,
                   reconnectKickEnable: kickEnable, authKey: key)

@@ -11,12 +11,10 @@ import Testing
         #expect(profile.backgroundWithoutServices == .disconnectAtOnce)
         #expect(profile.backgroundTaskWindow == 30)
         #expect(profile.backgroundDisconnectAfter == nil)
-        #expect(profile.serverHeartbeatTimeout == 30)
         #expect(!profile.pingAvailableInAutoMode)
         #expect(profile.keepAliveInterval == 10)
         #expect(profile.pongTimeout == 10)
         #expect(!profile.retryLoginUntilAnswered)
-        #expect(profile.mobileDevicesPerUser == 1)
         #expect(profile.sources["reconnectBackoff"]?.hasPrefix("project choice") == true)
     }
 

@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 import ReferenceClient
 
 /// A scenario client served by a driver: each command is a request, and what the SDK

@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 import ReferenceClient
 
 /// The JSON forms of docs/DRIVER.md: commands with their `args`, call results and
@@ -126,7 +126,7 @@ public enum DriverCodec {
         case "all": return .allUsers
         case "friends": return .friends
         case "none": return PresenceSubscription.none
-        default: return value["roles"]?.arrayValue.map { .roles($0.compactMap(\.stringValue)) }
+        default: return value["roles"].flatMap(PresenceSubscription.init(scenarioValue:))
         }
     }
 

@@ -100,12 +100,9 @@ enum CommandBuilder {
 
     /// A scenario's `presence: all | friends | none | [roles]` (for `init` and wire `login`).
     static func presence(_ value: JSONValue) throws(ScenarioError) -> PresenceSubscription {
-        switch value {
-        case .string("all"): .allUsers
-        case .string("friends"): .friends
-        case .string("none"): PresenceSubscription.none
-        case .array(let roles): .roles(roles.compactMap(\.stringValue))
-        default: throw ScenarioError("presence is all, friends, none or a list of roles")
+        guard let subscription = PresenceSubscription(scenarioValue: value) else {
+            throw ScenarioError("presence is all, friends, none or a list of role names")
         }
+        return subscription
     }
 }

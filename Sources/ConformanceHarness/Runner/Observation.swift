@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 import ReferenceClient
 
 /// A client observation reduced to what expectations compare.

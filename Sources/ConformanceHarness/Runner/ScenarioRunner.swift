@@ -163,23 +163,12 @@ public struct ScenarioRunner: Sendable {
         }
         var fixtures = try FixtureSet.embedded()
         if let app = scenario.app {
-            guard var merged = fixtures.settings.json.objectValue, let overrides = app.objectValue else {
-                throw ScenarioError("'app' must be a mapping")
+            do throws(FixtureError) {
+                fixtures.settings = try fixtures.settings.applying(app)
+            } catch {
+                throw ScenarioError("app settings: \(error.description)")
             }
-            for (key, value) in overrides { merged[key] = value }
-            fixtures.settings = try AppSettingsLoader.settings(from: .object(merged))
         }
         return try InProcessServer(loop: loop, fixtures: fixtures)
-    }
-}
-
-/// Server app settings from a scenario's merged `app` mapping.
-enum AppSettingsLoader {
-    static func settings(from json: JSONValue) throws(ScenarioError) -> MockChatServer.AppSettings {
-        do throws(FixtureError) {
-            return try MockChatServer.AppSettings(json: json)
-        } catch {
-            throw ScenarioError("app settings: \(error.description)")
-        }
     }
 }

@@ -3,7 +3,9 @@ import CLibUV
 /// The single clock every timer of the server and of in-process clients runs on.
 ///
 /// - `system`: `now` is the wall clock and timers fire on their own through one libuv
-///   timer armed for the earliest deadline.
+///   timer armed for the earliest deadline. Deadlines are kept on the monotonic clock,
+///   so a step of the wall clock (a time sync, a resumed machine) neither fires a
+///   heartbeat deadline early nor holds it back.
 /// - `virtual`: time stands still until ``advance(to:settle:)`` moves it. Due timers
 ///   fire in order of deadline, ties in order of scheduling, and the caller's `settle`
 ///   runs after each firing so that its effects are complete before the next.
@@ -29,6 +31,12 @@ public final class Clock {
     private var nextSequence: UInt64 = 0
     private var wakeTimer: UnsafeMutablePointer<uv_timer_t>?
     private var armedFor: Instant?
+    /// The wall clock of system mode; replaced in tests to step it.
+    var wallClock: () -> Instant = {
+        var tv = uv_timeval64_t()
+        uv_gettimeofday(&tv)
+        return Instant(milliseconds: tv.tv_sec * 1000 + Int64(tv.tv_usec / 1000))
+    }
 
     init(mode: Mode) {
         self.mode = mode
@@ -42,11 +50,11 @@ public final class Clock {
     public var isVirtual: Bool { mode != .system }
 
     /// The current time.
-    public var now: Instant {
-        guard mode == .system else { return virtualNow }
-        var tv = uv_timeval64_t()
-        uv_gettimeofday(&tv)
-        return Instant(milliseconds: tv.tv_sec * 1000 + Int64(tv.tv_usec / 1000))
+    public var now: Instant { mode == .system ? wallClock() : virtualNow }
+
+    /// Where deadlines are kept: virtual time, or in system mode the monotonic clock.
+    private var timelineNow: Instant {
+        mode == .system ? Instant(milliseconds: Int64(uv_hrtime() / 1_000_000)) : virtualNow
     }
 
     /// Number of timers waiting to fire.
@@ -54,6 +62,11 @@ public final class Clock {
 
     /// The deadline of the earliest pending timer.
     public var nextDeadline: Instant? {
+        guard let deadline = earliestOnTimeline else { return nil }
+        return mode == .system ? now.advanced(by: deadline.milliseconds - timelineNow.milliseconds) : deadline
+    }
+
+    private var earliestOnTimeline: Instant? {
         while let top = queue.peek, callbacks[top.sequence] == nil { _ = queue.pop() }
         return queue.peek?.deadline
     }
@@ -61,17 +74,21 @@ public final class Clock {
     /// Schedules `fire` at `deadline` (at once on the next firing pass if it is past).
     @discardableResult
     public func schedule(at deadline: Instant, _ fire: @escaping () -> Void) -> TimerID {
-        nextSequence += 1
-        queue.push(.init(deadline: deadline, sequence: nextSequence))
-        callbacks[nextSequence] = fire
-        rearm()
-        return TimerID(sequence: nextSequence)
+        enqueue(mode == .system ? timelineNow.advanced(by: deadline.milliseconds - now.milliseconds) : deadline, fire)
     }
 
     /// Schedules `fire` after `milliseconds` from now.
     @discardableResult
     public func schedule(after milliseconds: Int64, _ fire: @escaping () -> Void) -> TimerID {
-        schedule(at: now.advanced(by: milliseconds), fire)
+        enqueue(timelineNow.advanced(by: milliseconds), fire)
+    }
+
+    private func enqueue(_ deadline: Instant, _ fire: @escaping () -> Void) -> TimerID {
+        nextSequence += 1
+        queue.push(.init(deadline: deadline, sequence: nextSequence))
+        callbacks[nextSequence] = fire
+        rearm()
+        return TimerID(sequence: nextSequence)
     }
 
     /// Cancels a timer; a no-op if it already fired or was cancelled.
@@ -86,7 +103,7 @@ public final class Clock {
     public func advance(to target: Instant, settle: () -> Void = {}) -> Int {
         precondition(isVirtual, "only a virtual clock can be advanced")
         var fired = 0
-        while let deadline = nextDeadline, deadline <= target, let entry = queue.pop() {
+        while let deadline = earliestOnTimeline, deadline <= target, let entry = queue.pop() {
             guard let callback = callbacks.removeValue(forKey: entry.sequence) else { continue }
             if entry.deadline > virtualNow { virtualNow = entry.deadline }
             callback()
@@ -101,7 +118,7 @@ public final class Clock {
     /// none may be due before it. Lets another clock catch up first.
     public func move(to instant: Instant) {
         precondition(isVirtual, "only a virtual clock can be moved")
-        precondition(nextDeadline.map { $0 >= instant } ?? true, "timers are due before \(instant)")
+        precondition(earliestOnTimeline.map { $0 >= instant } ?? true, "timers are due before \(instant)")
         if instant > virtualNow { virtualNow = instant }
     }
 
@@ -123,8 +140,8 @@ public final class Clock {
     /// Fires every timer whose deadline has passed (system mode) and re-arms.
     private func fireDue() {
         armedFor = nil
-        let current = now
-        while let deadline = nextDeadline, deadline <= current, let entry = queue.pop() {
+        let current = timelineNow
+        while let deadline = earliestOnTimeline, deadline <= current, let entry = queue.pop() {
             callbacks.removeValue(forKey: entry.sequence)?()
         }
         rearm()
@@ -151,10 +168,10 @@ public final class Clock {
     }
 
     private func rearm() {
-        guard let timer = wakeTimer, let deadline = nextDeadline else { return }
+        guard let timer = wakeTimer, let deadline = earliestOnTimeline else { return }
         if let armed = armedFor, armed <= deadline { return }
         armedFor = deadline
-        let delay = max(0, deadline.milliseconds - now.milliseconds)
+        let delay = max(0, deadline.milliseconds - timelineNow.milliseconds)
         uv_timer_start(timer, { timer in
             guard let owner = timer?.pointee.data else { return }
             Unmanaged<Clock>.fromOpaque(owner).takeUnretainedValue().fireDue()

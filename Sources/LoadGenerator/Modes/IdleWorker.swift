@@ -52,7 +52,7 @@ public final class IdleWorker {
                          concurrency: options.connectConcurrency, seed: 0x1D1E &+ UInt64(first)) { [target] index in
             LoginFrame.bytes(uid: users > 0 ? "user-\((first + index) % users)" : uids[(first + index) % uids.count],
                              authKey: target.authKey,
-                             deviceId: "bench-idle-\(first + index)", presence: "none")
+                             deviceId: "bench-idle-\(first + index)", presence: .none)
         }
         var lastShown = MonotonicTime.now()
         func report() {

@@ -2,13 +2,13 @@ import ChatProtocol
 
 /// The `login` request every generator connection starts with.
 public enum LoginFrame {
-    /// `{"id":1,"op":"login",...}` as compact JSON; `presence` is a mode name (`all`, `none`).
+    /// `{"id":1,"op":"login",...}` as compact JSON.
     public static func bytes(uid: String, authKey: String, deviceId: String, platform: String = "desktop",
-                             presence: String) -> [UInt8] {
+                             presence: PresenceSubscription) -> [UInt8] {
         let value: JSONValue = .object(JSONObject([
             ("id", .integer(1)), ("op", "login"), ("uid", .string(uid)), ("authKey", .string(authKey)),
             ("deviceId", .string(deviceId)), ("platform", .string(platform)),
-            ("presence", .object(JSONObject([("mode", .string(presence))]))),
+            ("presence", presence.json),
         ]))
         var bytes: [UInt8] = []
         value.serialize(into: &bytes)

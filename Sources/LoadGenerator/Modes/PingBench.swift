@@ -69,7 +69,7 @@ public final class PingBench {
     public func run() -> BenchReport {
         ramp = LoginRamp(loop: loop, target: target, count: options.connections, concurrency: options.connectConcurrency,
                          seed: 0x5049_4E47) { [options, target] index in
-            LoginFrame.bytes(uid: options.uid, authKey: target.authKey, deviceId: "bench-ping-\(index)", presence: "none")
+            LoginFrame.bytes(uid: options.uid, authKey: target.authKey, deviceId: "bench-ping-\(index)", presence: .none)
         }
         progress.update("ping: opening \(options.connections) connections")
         ramp.start(timeout: 30 + Double(options.connections) / 500) { [unowned self] in self.rampDone() }

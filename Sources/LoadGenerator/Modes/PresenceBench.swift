@@ -118,7 +118,7 @@ public final class PresenceBench {
         ramp = LoginRamp(loop: loop, target: target.narrowed(to: [0]), count: options.subscribers,
                          concurrency: options.connectConcurrency,
                          seed: 0x5355_4253) { [target] index in
-            LoginFrame.bytes(uid: Self.watcher, authKey: target.authKey, deviceId: "bench-sub-\(index)", presence: "all")
+            LoginFrame.bytes(uid: Self.watcher, authKey: target.authKey, deviceId: "bench-sub-\(index)", presence: .allUsers)
         }
         ramp.start(timeout: 30 + Double(options.subscribers) / 500) { [unowned self] in subscribersReady() }
     }
@@ -206,7 +206,7 @@ public final class PresenceBench {
                     states[index] = .loggingIn
                     sentAt[index][1] = MonotonicTime.now()
                     churners[index].sendText(LoginFrame.bytes(uid: Self.userPrefix + String(index), authKey: target.authKey,
-                                                              deviceId: "bench-churn-\(index)", presence: "none"))
+                                                              deviceId: "bench-churn-\(index)", presence: .none))
                 case .online:
                     logOut(index)
                 default:

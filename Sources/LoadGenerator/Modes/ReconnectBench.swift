@@ -86,7 +86,7 @@ public final class ReconnectBench {
         ramp = LoginRamp(loop: loop, target: target, count: options.users,
                          concurrency: options.connectConcurrency ?? options.users, seed: 0x5245_434F) { [target] index in
             LoginFrame.bytes(uid: Self.userPrefix + String(index), authKey: target.authKey,
-                             deviceId: "bench-reconnect-\(index)", presence: "all")
+                             deviceId: "bench-reconnect-\(index)", presence: .allUsers)
         }
         ramp.onOtherText = { [unowned self] socket, payload in
             if case .presence(online: true, _) = ServerFrameKind(payload) {

@@ -95,7 +95,7 @@ public final class StartupBench {
                 }
                 socket.onClosed = { if readyAt == nil { self.loop.clock.schedule(after: 1) { tryLogin() } } }
                 socket.sendText(LoginFrame.bytes(uid: options.uid, authKey: target.authKey, deviceId: "bench-startup",
-                                                 presence: "none"))
+                                                 presence: .none))
             }
         }
         tryLogin()

@@ -145,13 +145,7 @@ extension ChatServer {
             var directory = engine.directory
             var settings = engine.settings
             if let users = body["users"] { directory = try UserDirectory(json: ["users": users]) }
-            if let app = body["app"] {
-                guard var merged = settings.json.objectValue, let overrides = app.objectValue else {
-                    throw FixtureError("'app' must be an object")
-                }
-                for (key, value) in overrides { merged[key] = value }
-                settings = try AppSettings(json: .object(merged))
-            }
+            if let app = body["app"] { settings = try settings.applying(app) }
             guard body["users"] != nil || body["app"] != nil else {
                 throw FixtureError("expected 'users' and/or 'app'")
             }

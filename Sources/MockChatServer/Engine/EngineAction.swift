@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 
 /// What the ``PresenceEngine`` asks its owner to do.
 public enum EngineAction: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 
 /// Cluster inputs (docs/CLUSTER.md). In cluster mode the engine does not decide
 /// presence from its own connections: it announces each login and logout of a local

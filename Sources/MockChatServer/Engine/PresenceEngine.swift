@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 
 /// The server's presence, session and device-policy logic as a pure state machine.
 ///

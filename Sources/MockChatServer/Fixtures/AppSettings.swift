@@ -21,7 +21,20 @@ public struct AppSettings: Sendable, Equatable {
 
     /// Reads `app.json`; absent fields keep their defaults.
     public init(json: JSONValue) throws(FixtureError) {
-        guard let object = json.objectValue else { throw FixtureError("app settings must be an object") }
+        self = try AppSettings().applying(json, as: "app settings")
+    }
+
+    /// These settings with the fields `overrides` (a partial `app.json`) carries replaced:
+    /// the one way a scenario's or a control request's `app` changes them. A wrong value
+    /// throws, naming its field; `what` names the whole in the error.
+    public func applying(_ overrides: JSONValue, as what: String = "'app'") throws(FixtureError) -> AppSettings {
+        guard let object = overrides.objectValue else { throw FixtureError("\(what) must be an object") }
+        var settings = self
+        try settings.apply(object)
+        return settings
+    }
+
+    private mutating func apply(_ object: JSONObject) throws(FixtureError) {
         if let value = object["appId"] {
             guard let text = value.stringValue else { throw FixtureError("'appId' must be a string") }
             appId = text

@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 import Foundation
 
 /// A record of every frame in and out and every open and close, as JSON lines.

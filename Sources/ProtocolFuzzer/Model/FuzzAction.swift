@@ -69,7 +69,7 @@ public enum FuzzAction: Sendable, Equatable {
         default: return []
         }
         var variants: [LoginSpec] = []
-        if spec.presence != .all { variants.append(spec.with { $0.presence = .all }) }
+        if spec.presence != .allUsers { variants.append(spec.with { $0.presence = .allUsers }) }
         if spec.reconnect { variants.append(spec.with { $0.reconnect = false }) }
         if spec.reconnectKickEnable { variants.append(spec.with { $0.reconnectKickEnable = false }) }
         return variants.map { variant in

@@ -154,9 +154,9 @@ public struct HistoryGenerator: Sendable {
         }
 
         private mutating func login(uid: String, device: String, platform: Platform) -> LoginSpec {
-            let presence: LoginSpec.Subscription
+            let presence: PresenceSubscription
             switch random.weighted([(0, 45), (1, 25), (2, 15), (3, 15)]) {
-            case 0: presence = .all
+            case 0: presence = .allUsers
             case 1: presence = .friends
             case 2: presence = .roles(HistoryGenerator.roles.filter { _ in random.chance(0.5) })
             default: presence = .none

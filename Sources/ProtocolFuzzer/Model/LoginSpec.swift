@@ -2,24 +2,17 @@ import ChatProtocol
 
 /// The fields of one `login` a fuzzed history sends (PROTOCOL.md §4.1).
 public struct LoginSpec: Sendable, Equatable {
-    /// Whose presence the connection wants (004, "Real-time Presence").
-    public enum Subscription: Sendable, Equatable {
-        case all
-        case friends
-        case roles([String])
-        case none
-    }
-
     public var uid: String
     public var device: String
     public var platform: Platform
-    public var presence: Subscription
+    /// Whose presence the connection wants (004, "Real-time Presence").
+    public var presence: PresenceSubscription
     public var reconnect: Bool
     public var reconnectKickEnable: Bool
     /// The auth key sent; nil sends the fixtures' key.
     public var authKey: String?
 
-    public init(uid: String, device: String, platform: Platform, presence: Subscription = .all,
+    public init(uid: String, device: String, platform: Platform, presence: PresenceSubscription = .allUsers,
                 reconnect: Bool = false, reconnectKickEnable: Bool = false, authKey: String? = nil) {
         self.uid = uid
         self.device = device
@@ -43,12 +36,7 @@ public struct LoginSpec: Sendable, Equatable {
             ("uid", .string(uid)), ("device", .string(device)), ("platform", .string(platform.rawValue)),
         ])
         // Defaults of a wire login (subscription to all, no reconnect flags) are left out.
-        switch presence {
-        case .all: break
-        case .friends: object["presence"] = "friends"
-        case .none: object["presence"] = "none"
-        case .roles(let roles): object["presence"] = .array(roles.map { .string($0) })
-        }
+        if presence != .allUsers { object["presence"] = presence.scenarioValue }
         if reconnect { object["reconnect"] = true }
         if reconnectKickEnable { object["reconnectKickEnable"] = true }
         if let authKey { object["authKey"] = .string(authKey) }

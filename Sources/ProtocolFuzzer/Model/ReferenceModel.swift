@@ -49,17 +49,15 @@ import ChatProtocol
 /// Not modelled: `delay` and `refuseConnections` faults, queries (`users.get`,
 /// `users.list`) and `lastActiveAt`.
 public struct ReferenceModel: Sendable {
-    /// The app settings the model depends on.
+    /// The app settings the model depends on, read from the same `app.json` the server
+    /// starts with (`ReferenceModel.Settings+AppSettings.swift`), so a changed fixture
+    /// changes the model too.
     public struct Settings: Sendable, Equatable {
-        public var clientKickControl = false
-        public var mobileDevicesPerUser = 1
-        public var heartbeatMilliseconds: Int64 = 30_000
-        public var loginTimeoutMilliseconds: Int64 = 10_000
-        public var authKey = "mockchat-dev-key"
-        public init(clientKickControl: Bool = false, mobileDevicesPerUser: Int = 1) {
-            self.clientKickControl = clientKickControl
-            self.mobileDevicesPerUser = mobileDevicesPerUser
-        }
+        public var clientKickControl: Bool
+        public var mobileDevicesPerUser: Int
+        public var heartbeatMilliseconds: Int64
+        public var loginTimeoutMilliseconds: Int64
+        public var authKey: String
     }
 
     /// One open connection.
@@ -199,7 +197,7 @@ public struct ReferenceModel: Sendable {
 
     private func covers(_ viewer: LoginSpec, _ uid: String) -> Bool {
         switch viewer.presence {
-        case .all: true
+        case .allUsers: true
         case .friends: roster.areFriends(viewer.uid, uid)
         case .roles(let roles): roster.role(uid).map(roles.contains) ?? false
         case .none: false

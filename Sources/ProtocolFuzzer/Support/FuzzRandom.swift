@@ -1,4 +1,4 @@
-import EventLoop
+import MockChatCore
 
 /// The fuzzer's only source of randomness: ``SplitMix64`` plus the few helpers the
 /// generators need. A seed therefore decides a whole run, and a child seed taken

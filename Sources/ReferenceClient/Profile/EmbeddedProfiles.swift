@@ -12,7 +12,6 @@ defaultAutoMode: true
 backgroundWithoutServices: disconnectAtOnce
 backgroundDisconnectAfter: null
 backgroundTaskWindow: 30
-serverHeartbeatTimeout: 30
 pingAvailableInAutoMode: false
 keepAliveInterval: 10
 pongTimeout: 10
@@ -23,13 +22,11 @@ resetBackoffOnForeground: true
 resetBackoffOnNetworkChange: true
 retryLoginUntilAnswered: false
 defaultReconnectKickEnable: false
-mobileDevicesPerUser: 1
 sources:
   defaultAutoMode: "000_b8b030ded7652e86.txt, Auto Mode (auto mode applies when the app does not choose)"
   backgroundWithoutServices: "000_b8b030ded7652e86.txt, Auto Mode (background table: the socket is closed right away) and Default SDK behaviour"
   backgroundDisconnectAfter: "project choice: CometChat closes at once in auto mode, so no delay applies"
   backgroundTaskWindow: "002_61d9c21ff08c0398.txt, Background updates behaviour and Background Task Lifecycle Flow (about 30 s, then the task ends)"
-  serverHeartbeatTimeout: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (no ping within 30 s in the background ends the connection)"
   pingAvailableInAutoMode: "000_b8b030ded7652e86.txt, Maintain long-standing background connection and Common Error Codes (ERROR_PING_NOT_AVAILABLE)"
   keepAliveInterval: "project choice: the documents give no foreground heartbeat period; 10 s stays well inside the server's 30 s timeout"
   pongTimeout: "project choice: the documents give no value; 10 s, after which a missing reply counts as a heartbeat timeout (003_679c9ad3fd31654b.txt, Automatic reconnection, weak network)"
@@ -38,7 +35,6 @@ sources:
   resetBackoffOnNetworkChange: "project choice: reuses the Nexconn rule (003_679c9ad3fd31654b.txt, Reconnection intervals)"
   retryLoginUntilAnswered: "project choice: 000_b8b030ded7652e86.txt, Common Error Codes lists ERR_WEBSOCKET_ERROR and ERR_NO_INTERNET as errors the app receives, so a login that cannot reach the server fails with them"
   defaultReconnectKickEnable: "project choice: CometChat documents no such switch; the Nexconn default is used (003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy)"
-  mobileDevicesPerUser: "project choice: CometChat documents no device limit here; the Nexconn rule is used (003_679c9ad3fd31654b.txt, Reconnection kick strategy)"
 """##,
         "nexconn-ios": ##"""
 # Nexconn chat SDK (iOS) reconnection and device-conflict behaviour, as the reference
@@ -48,7 +44,6 @@ defaultAutoMode: true
 backgroundWithoutServices: disconnectAfterDelay
 backgroundDisconnectAfter: 120
 backgroundTaskWindow: null
-serverHeartbeatTimeout: 30
 pingAvailableInAutoMode: false
 keepAliveInterval: 10
 pongTimeout: 10
@@ -59,13 +54,11 @@ resetBackoffOnForeground: true
 resetBackoffOnNetworkChange: true
 retryLoginUntilAnswered: true
 defaultReconnectKickEnable: false
-mobileDevicesPerUser: 1
 sources:
   defaultAutoMode: "003_679c9ad3fd31654b.txt, Automatic reconnection (once connected, the SDK runs the connection itself)"
   backgroundWithoutServices: "003_679c9ad3fd31654b.txt, Automatic reconnection (in the background the SDK disconnects after a while and reconnects in the foreground)"
   backgroundDisconnectAfter: "003_679c9ad3fd31654b.txt, Automatic reconnection (the SDK disconnects after about two minutes of background time)"
   backgroundTaskWindow: "project choice: the Nexconn page describes no background-task API, so configureServices has no effect"
-  serverHeartbeatTimeout: "project choice: the Nexconn page gives no server timeout; the server's single 30 s value (000_b8b030ded7652e86.txt, Manual Mode SDK behaviour) is kept"
   pingAvailableInAutoMode: "project choice: the Nexconn page exposes no ping call; the CometChat rule is kept (000_b8b030ded7652e86.txt, Common Error Codes)"
   keepAliveInterval: "project choice: the page mentions a heartbeat without a period; 10 s stays well inside the server's 30 s timeout"
   pongTimeout: "project choice: 10 s without a reply is the heartbeat timeout that triggers reconnection (003_679c9ad3fd31654b.txt, Automatic reconnection, weak network)"
@@ -74,7 +67,6 @@ sources:
   resetBackoffOnNetworkChange: "003_679c9ad3fd31654b.txt, Reconnection intervals (reset on a network change)"
   retryLoginUntilAnswered: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (example step 1: a connect that meets a network problem keeps reconnecting)"
   defaultReconnectKickEnable: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (parameter table: defaults to NO)"
-  mobileDevicesPerUser: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (one mobile device online per user by default)"
 """##,
     ]
 }

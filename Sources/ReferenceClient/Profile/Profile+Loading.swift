@@ -43,7 +43,6 @@ extension Profile {
         if name.isEmpty { found.append("'name' is empty") }
         if keepAliveInterval <= 0 { found.append("'keepAliveInterval' must be positive") }
         if pongTimeout <= 0 { found.append("'pongTimeout' must be positive") }
-        if serverHeartbeatTimeout <= 0 { found.append("'serverHeartbeatTimeout' must be positive") }
         if reconnectBackoff.steps.contains(where: { $0 < 0 }) || reconnectBackoff.repeatEvery <= 0 {
             found.append("'reconnectBackoff' needs non-negative steps and a positive 'repeatEvery'")
         }
@@ -51,7 +50,6 @@ extension Profile {
             found.append("'disconnectAfterDelay' needs a positive 'backgroundDisconnectAfter'")
         }
         if let window = backgroundTaskWindow, window <= 0 { found.append("'backgroundTaskWindow' must be positive") }
-        if mobileDevicesPerUser < 1 { found.append("'mobileDevicesPerUser' must be at least 1") }
         return found
     }
 }

@@ -19,9 +19,6 @@ public struct Profile: Codable, Sendable, Equatable {
     /// Seconds a configured background task keeps the socket after `didBackground`;
     /// `nil` when the SDK offers no background services.
     public var backgroundTaskWindow: Double?
-    /// Seconds without any frame after which the server drops a connection. The server
-    /// enforces it; the client profile records it so scenarios can cite one number.
-    public var serverHeartbeatTimeout: Double
     /// Whether `ping()` works in auto mode.
     public var pingAvailableInAutoMode: Bool
     /// Seconds between the SDK's own heartbeat pings while it keeps the socket alive.
@@ -40,9 +37,6 @@ public struct Profile: Codable, Sendable, Equatable {
     public var retryLoginUntilAnswered: Bool
     /// `reconnectKickEnable` when `AppSettings` does not set it.
     public var defaultReconnectKickEnable: Bool
-    /// How many mobile devices of one user may be online at once (a server policy the
-    /// harness configures; recorded here with its source).
-    public var mobileDevicesPerUser: Int
     /// Field name → where its value comes from.
     public var sources: [String: String]
 
@@ -56,17 +50,16 @@ public struct Profile: Codable, Sendable, Equatable {
 
     public init(name: String, defaultAutoMode: Bool, backgroundWithoutServices: BackgroundPolicy,
                 backgroundDisconnectAfter: Double?, backgroundTaskWindow: Double?,
-                serverHeartbeatTimeout: Double, pingAvailableInAutoMode: Bool,
+                pingAvailableInAutoMode: Bool,
                 keepAliveInterval: Double, pongTimeout: Double, reconnectBackoff: ReconnectBackoff,
                 resetBackoffOnForeground: Bool, resetBackoffOnNetworkChange: Bool,
                 retryLoginUntilAnswered: Bool, defaultReconnectKickEnable: Bool,
-                mobileDevicesPerUser: Int, sources: [String: String]) {
+                sources: [String: String]) {
         self.name = name
         self.defaultAutoMode = defaultAutoMode
         self.backgroundWithoutServices = backgroundWithoutServices
         self.backgroundDisconnectAfter = backgroundDisconnectAfter
         self.backgroundTaskWindow = backgroundTaskWindow
-        self.serverHeartbeatTimeout = serverHeartbeatTimeout
         self.pingAvailableInAutoMode = pingAvailableInAutoMode
         self.keepAliveInterval = keepAliveInterval
         self.pongTimeout = pongTimeout
@@ -75,16 +68,15 @@ public struct Profile: Codable, Sendable, Equatable {
         self.resetBackoffOnNetworkChange = resetBackoffOnNetworkChange
         self.retryLoginUntilAnswered = retryLoginUntilAnswered
         self.defaultReconnectKickEnable = defaultReconnectKickEnable
-        self.mobileDevicesPerUser = mobileDevicesPerUser
         self.sources = sources
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, defaultAutoMode, backgroundWithoutServices, backgroundDisconnectAfter
-        case backgroundTaskWindow, serverHeartbeatTimeout, pingAvailableInAutoMode
+        case backgroundTaskWindow, pingAvailableInAutoMode
         case keepAliveInterval, pongTimeout, reconnectBackoff, resetBackoffOnForeground
         case resetBackoffOnNetworkChange, retryLoginUntilAnswered, defaultReconnectKickEnable
-        case mobileDevicesPerUser, sources
+        case sources
     }
 
     /// The fields that must cite a source: every field but `name` and `sources`.

@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 
 /// The public API calls.
 extension SDKStateMachine {

@@ -1,4 +1,4 @@
-import EventLoop
+import MockChatCore
 
 extension SDKStateMachine {
     /// The "last seen" line for a user last active at `lastActiveAt` (Unix seconds),

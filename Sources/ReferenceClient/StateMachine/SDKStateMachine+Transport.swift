@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 
 /// What the driver reports about the socket and the timers.
 extension SDKStateMachine {

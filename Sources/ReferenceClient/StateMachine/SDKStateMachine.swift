@@ -1,5 +1,5 @@
 import ChatProtocol
-import EventLoop
+import MockChatCore
 
 /// The documented chat SDK as a pure state machine: inputs in, ``SDKAction``s out.
 ///
