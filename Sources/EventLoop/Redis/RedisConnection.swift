@@ -57,10 +57,19 @@ public final class RedisConnection {
 
     /// Sends one command (arguments as binary-safe strings); `reply` gets nil if the
     /// connection ends first.
+    ///
+    /// The command is written to the socket at once rather than when the loop next
+    /// polls: what a caller does after sending (a login reply, a close frame) then
+    /// reaches its peer after Redis has the command, so a client that acts on it through
+    /// another connection to Redis is ordered after it.
     public func send(_ arguments: [String], reply: @escaping (RedisReply?) -> Void = { _ in }) {
         guard let context else { return reply(nil) }
         let box = Unmanaged.passRetained(Callback(once: true, reply))
-        if issue(context, arguments, box) != REDIS_OK { box.release(); reply(nil) }
+        if issue(context, arguments, box) != REDIS_OK {
+            box.release()
+            return reply(nil)
+        }
+        if isConnected { redisAsyncHandleWrite(context) }
     }
 
     /// Subscribes to `channel`: `onSubscribed` runs once Redis confirms, then every
