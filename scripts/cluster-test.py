@@ -192,8 +192,11 @@ class Client:
 
 def check_churn(label, uid, seen, cycles):
     """Every cycle's online then offline, once each, in order."""
-    expect(seen == ["online", "offline"] * cycles,
-           f"{label} saw {len(seen)} events for {uid}, expected {2 * cycles} alternating online/offline")
+    expected = ["online", "offline"] * cycles
+    first = next((i for i, (a, b) in enumerate(zip(seen, expected)) if a != b), min(len(seen), len(expected)))
+    expect(seen == expected,
+           f"{label} saw {len(seen)} events for {uid}, expected {2 * cycles} alternating online/offline; "
+           f"first difference at event {first}: {''.join('+' if s == 'online' else '-' for s in seen)}")
 
 
 def check_churn_rejects_wrong_counts():
@@ -398,6 +401,12 @@ async def run(args, report):
                 await client.closed()
         started = time.monotonic()
         await asyncio.gather(*(churn(uid) for uid in churners))
+        # Events of users on different nodes are not ordered against each other
+        # (docs/CLUSTER.md), so a marker's events may overtake a churner's last ones:
+        # wait for every event owed, then for the marker, which flushes any extra one.
+        owed = 2 * args.cycles
+        await wait_for(lambda: all(len(w.presence({uid})) >= owed for w in watchers for uid in churners),
+                       f"every watcher to get {owed} events of each churning user")
         await barrier(watchers, a, "judy")
         elapsed = time.monotonic() - started
         total = 0

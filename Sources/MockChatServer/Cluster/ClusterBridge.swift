@@ -83,9 +83,10 @@ public final class ClusterBridge {
     /// stored (false: refused). While Redis is unreachable the node decides alone.
     func claim(_ device: ClusterDevice, _ claim: DeviceClaim, answer: @escaping (Bool) -> Void) {
         guard isReady, let commands else { return decideAlone(device, answer: answer) }
-        commands.send(["EVAL", ClusterScripts.claim, "0", device.uid, device.field, ClusterEvent.storedValue(device),
-                       ClusterEvent.added(device).message, device.deviceId, device.platform.rawValue,
-                       String(claim.mobileLimit), claim.refusesToKick ? "1" : "0", String(loop.clock.now.seconds)]) {
+        commands.evaluate(ClusterScripts.claim, [device.uid, device.field, ClusterEvent.storedValue(device),
+                                                 ClusterEvent.added(device).message, device.deviceId,
+                                                 device.platform.rawValue, String(claim.mobileLimit),
+                                                 claim.refusesToKick ? "1" : "0", String(loop.clock.now.seconds)]) {
             [weak self] reply in
             guard let self, !self.isStopped else { return }
             switch reply {
@@ -102,13 +103,13 @@ public final class ClusterBridge {
         guard isReady, let commands else {
             return onEvent(.removed(uid: device.uid, field: device.field, lastActiveAt: lastActiveAt))
         }
-        commands.send(["EVAL", ClusterScripts.remove, "0", device.uid, device.field, String(lastActiveAt)])
+        commands.evaluate(ClusterScripts.remove, [device.uid, device.field, String(lastActiveAt)])
     }
 
     /// Forgets every device in Redis and tells the other nodes to reset.
     func reset() {
         guard isReady, let commands else { return logger.warning("cluster: Redis unreachable; reset is local only") }
-        commands.send(["EVAL", ClusterScripts.reset, "0", ClusterEvent.reset(node: configuration.node).message])
+        commands.evaluate(ClusterScripts.reset, [ClusterEvent.reset(node: configuration.node).message])
     }
 
     /// Without Redis: the device counts at once, on this node only; the rejoin stores it.
@@ -181,12 +182,11 @@ public final class ClusterBridge {
     private func rejoin(readingSnapshot: Bool) {
         guard let commands else { return }
         if readingSnapshot { sync.resyncStarted() } else { isRegistering = true }
-        var arguments = ["EVAL", ClusterScripts.rejoin, "0", configuration.node, String(livenessTTL),
-                         String(loop.clock.now.seconds)]
+        var arguments = [configuration.node, String(livenessTTL), String(loop.clock.now.seconds)]
         for device in localDevices() {
             arguments += [device.uid, device.field, ClusterEvent.storedValue(device), ClusterEvent.added(device).message]
         }
-        commands.send(arguments) { [weak self] reply in
+        commands.evaluate(ClusterScripts.rejoin, arguments) { [weak self] reply in
             guard let self, !self.isStopped else { return }
             if !readingSnapshot { self.isRegistering = false }
             guard let reply, readingSnapshot else { return }
@@ -228,8 +228,8 @@ public final class ClusterBridge {
     /// retracted this node's devices: it registers again.
     private func beat() {
         guard isReady, let commands else { return }
-        commands.send(["EVAL", ClusterScripts.heartbeat, "0", configuration.node, String(livenessTTL),
-                       String(loop.clock.now.seconds)]) { [weak self] reply in
+        commands.evaluate(ClusterScripts.heartbeat, [configuration.node, String(livenessTTL),
+                                                     String(loop.clock.now.seconds)]) { [weak self] reply in
             guard let self, !self.isStopped else { return }
             if case .integer(let reaped) = reply, reaped > 0 {
                 self.logger.notice("cluster: retracted \(reaped) devices of expired nodes")
