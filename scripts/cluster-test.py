@@ -401,12 +401,6 @@ async def run(args, report):
                 await client.closed()
         started = time.monotonic()
         await asyncio.gather(*(churn(uid) for uid in churners))
-        # Events of users on different nodes are not ordered against each other
-        # (docs/CLUSTER.md), so a marker's events may overtake a churner's last ones:
-        # wait for every event owed, then for the marker, which flushes any extra one.
-        owed = 2 * args.cycles
-        await wait_for(lambda: all(len(w.presence({uid})) >= owed for w in watchers for uid in churners),
-                       f"every watcher to get {owed} events of each churning user")
         await barrier(watchers, a, "judy")
         elapsed = time.monotonic() - started
         total = 0

@@ -99,11 +99,14 @@ public final class ClusterBridge {
         }
     }
 
-    func retract(_ device: ClusterDevice, lastActiveAt: Double) {
+    /// Removes a device that ended here; `acknowledged` runs once Redis has removed it
+    /// (at once while Redis is unreachable, or if the connection ends first).
+    func retract(_ device: ClusterDevice, lastActiveAt: Double, acknowledged: @escaping () -> Void = {}) {
         guard isReady, let commands else {
-            return onEvent(.removed(uid: device.uid, field: device.field, lastActiveAt: lastActiveAt))
+            onEvent(.removed(uid: device.uid, field: device.field, lastActiveAt: lastActiveAt))
+            return acknowledged()
         }
-        commands.evaluate(ClusterScripts.remove, [device.uid, device.field, String(lastActiveAt)])
+        commands.evaluate(ClusterScripts.remove, [device.uid, device.field, String(lastActiveAt)]) { _ in acknowledged() }
     }
 
     /// Forgets every device in Redis and tells the other nodes to reset.

@@ -257,6 +257,11 @@ public final class ChatServer {
 
     /// Carries out the engine's actions in order.
     func execute(_ actions: [EngineAction]) {
+        // Cluster mode: a connection's close waits until Redis has removed its device, so
+        // a client that goes on through another node is ordered after it (docs/CLUSTER.md).
+        var retracting: Set<String> = []
+        if cluster != nil { for case .retractDevice(let device, _) in actions { retracting.insert(device.connection) } }
+        var heldCloses: [String: (ConnectionID, CloseCode, String)] = [:]
         for action in actions {
             switch action {
             case .send(let recipients, let message):
@@ -295,15 +300,11 @@ public final class ChatServer {
                     }
                 }
             case .close(let id, let code, let reason):
-                let label = labels[id] ?? claims[id]
-                trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
-                             text: "server closes: \(reason)", code: code.rawValue)
-                logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
-                if isBlackholed(id) {
-                    sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
-                } else {
-                    deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
+                guard !retracting.contains(id.description) else {
+                    heldCloses[id.description] = (id, code, reason)
+                    continue
                 }
+                close(id, code: code, reason: reason)
             case .claimDevice(let device, let claim):
                 cluster?.claim(device, claim) { [unowned self] granted in
                     guard claim.refusesToKick, let id = ConnectionID(device.connection) else { return }
@@ -311,7 +312,10 @@ public final class ChatServer {
                     self.noteLogin(id)
                 }
             case .retractDevice(let device, let lastActiveAt):
-                cluster?.retract(device, lastActiveAt: lastActiveAt)
+                let held = heldCloses.removeValue(forKey: device.connection)
+                cluster?.retract(device, lastActiveAt: lastActiveAt) { [weak self] in
+                    if let (id, code, reason) = held { self?.close(id, code: code, reason: reason) }
+                }
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in
@@ -325,6 +329,19 @@ public final class ChatServer {
                     self.execute(self.engine.heartbeatDue(id, now: now))
                 }
             }
+        }
+    }
+
+    /// Closes a connection with `code`, as the engine asked.
+    private func close(_ id: ConnectionID, code: CloseCode, reason: String) {
+        let label = labels[id] ?? claims[id]
+        trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                     text: "server closes: \(reason)", code: code.rawValue)
+        logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
+        if isBlackholed(id) {
+            sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
+        } else {
+            deliver(to: id) { socket in socket.close(code: code.rawValue, reason: reason) }
         }
     }
 
