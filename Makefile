@@ -4,7 +4,7 @@ MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
 	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
-	bench-compare bench-cluster cli-smoke html-report-check cluster-test
+	bench-compare bench-cluster cli-smoke html-report-check cluster-test replay-smoke
 
 bootstrap:
 	@scripts/bootstrap
@@ -33,6 +33,12 @@ cluster-test: build
 scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --junit .build/conformance-junit.xml
 
+## Recordings become scenarios: the protocol smoke session replayed (and failing on a changed
+## app setting), a 200-action seeded session replayed and shrunk, bad files refused.
+replay-smoke: build
+	scripts/python-sdk-env
+	MOCKCHAT=$(MOCKCHAT) scripts/replay-smoke
+
 ## `mockchat test` as a user meets it: broken files, typos, filters, --json -, --check, export.
 cli-smoke: build
 	MOCKCHAT=$(MOCKCHAT) scripts/cli-smoke
@@ -60,7 +66,7 @@ driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

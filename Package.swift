@@ -26,10 +26,13 @@ let package = Package(
         .target(name: "MockChatCore"),
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
         .target(name: "ChatProtocol"),
+        // The wire as bytes, for clients: frames (broken ones too), the upgrade, HTTP
+        // responses, control API requests. Sans I/O, so every client shares it without libuv.
+        .target(name: "WireKit", dependencies: ["MockChatCore", "COpenSSL"]),
         // The only code that touches libuv, wslay and hiredis.
         // glibc's malloc_trim, so a reset can give the trace's memory back to the system.
         .target(name: "CSystemMemory"),
-        .target(name: "EventLoop", dependencies: ["MockChatCore", "CLibUV", "CWslay", "COpenSSL", "CSystemMemory"]),
+        .target(name: "EventLoop", dependencies: ["MockChatCore", "WireKit", "CLibUV", "CWslay", "CSystemMemory"]),
         // Presence engine, sessions, device policy, control API, trace.
         .target(name: "MockChatServer", dependencies: [
             "MockChatCore", "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
@@ -38,33 +41,51 @@ let package = Package(
         .target(name: "ReferenceClient", dependencies: ["MockChatCore", "ChatProtocol", "EventLoop", "Yams"]),
         // Scenario files, runner, assertions, reporters.
         .target(name: "ConformanceHarness", dependencies: [
-            "MockChatCore", "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "Yams",
+            "MockChatCore", "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "WireKit", "Yams",
         ]),
         // `mockchat fuzz`: random histories checked against an independent model, and wire junk.
         .target(name: "ProtocolFuzzer", dependencies: [
-            "MockChatCore", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+            "MockChatCore", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
+        ]),
+        // `mockchat scenarios from-trace` and `shrink`: recordings turned into scenarios.
+        .target(name: "TraceReplay", dependencies: [
+            "MockChatCore", "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "ChatProtocol",
         ]),
         // `mockchat bench`: a load generator on its own loop.
         .target(name: "LoadGenerator", dependencies: [
-            "EventLoop", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            "EventLoop", "WireKit", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "mockchat", dependencies: [
-            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "LoadGenerator",
+            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // What the test targets share, as swift-nio ships NIOEmbedded: a server on a
+        // virtual clock with clients, raw connections, frames written by hand, package paths.
+        .target(name: "MockChatTestSupport", dependencies: [
+            "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
+        ], path: "Tests/MockChatTestSupport"),
+
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
-        .testTarget(name: "MockChatServerTests", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol"]),
-        .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol"]),
+        .testTarget(name: "WireKitTests", dependencies: ["WireKit", "MockChatCore"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "WireKit"]),
+        .testTarget(name: "MockChatServerTests", dependencies: [
+            "MockChatServer", "EventLoop", "ChatProtocol", "WireKit", "MockChatTestSupport",
+        ]),
+        .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol", "MockChatTestSupport"]),
         // Fixtures/ holds scenario files the tests load by path, not resources.
-        .testTarget(name: "ConformanceHarnessTests", dependencies: ["ConformanceHarness", "EventLoop", "ChatProtocol"],
-                    exclude: ["Fixtures"]),
+        .testTarget(name: "ConformanceHarnessTests", dependencies: [
+            "ConformanceHarness", "EventLoop", "ChatProtocol", "MockChatTestSupport",
+        ], exclude: ["Fixtures"]),
         // Fixtures/ holds the misbehaving driver the tests start as a process, not resources.
         .testTarget(name: "ProtocolFuzzerTests", dependencies: [
-            "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+            "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
+            "MockChatTestSupport",
         ], exclude: ["Fixtures"]),
         .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
+        .testTarget(name: "TraceReplayTests", dependencies: [
+            "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+        ]),
     ]
 )

@@ -165,10 +165,10 @@ def close_code(closed):
     return getattr(closed, "code", None)
 
 
-async def login(url, timeout, name, uid, auth_key, device_id, platform, presence):
+async def login(url, timeout, name, uid, auth_key, device_id, platform, presence, **extra):
     client = await Client.open(name, url, timeout)
     request_id = await client.send("login", uid=uid, authKey=auth_key, deviceId=device_id,
-                                   platform=platform, presence=presence)
+                                   platform=platform, presence=presence, **extra)
     result = await client.result(request_id, f"login of {uid}")
     check_user(result.get("user"), uid, "online")
     expect(isinstance(result.get("connectionId"), str), f"login reply lacks connectionId: {result!r}")
@@ -220,8 +220,11 @@ async def run(args, passed):
     await alice.error(request_id, "ERR_INVALID_LIMIT", "users.list with limit 0")
     ok("users.list with limit 0 gets ERR_INVALID_LIMIT")
 
-    # 6. A second mobile device of bob kicks the first; bob never looks offline.
-    bob2 = await login(url, timeout, "bob#2", "bob", key, "smoke-bob-phone-2", "mobile", {"mode": "friends"})
+    # 6. A second mobile device of bob kicks the first; bob never looks offline. It logs in
+    # as a reconnecting SDK asking for the reconnect kick strategy, which changes nothing
+    # while the app's clientKickControl is off (section 8).
+    bob2 = await login(url, timeout, "bob#2", "bob", key, "smoke-bob-phone-2", "mobile", {"mode": "friends"},
+                       reconnect=True, reconnectKickEnable=True)
     kicked = await bob.receive("device.kicked")
     expect(kicked.get("event") == "device.kicked", f"bob#1: expected device.kicked, got {kicked!r}")
     expect(kicked.get("byDeviceId") == "smoke-bob-phone-2", f"device.kicked names the wrong device: {kicked!r}")

@@ -7,8 +7,9 @@ import ReferenceClient
 struct ScenariosCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenarios",
-        abstract: "Work with the scenario catalogue built into the binary.",
-        subcommands: [Export.self])
+        abstract: "Work with scenarios: export the built-in catalogue, make one from a recording, shrink one.",
+        subcommands: [Export.self, FromTrace.self, Shrink.self],
+        aliases: ["scenario"])
 
     /// `mockchat scenarios export DIR`.
     struct Export: ParsableCommand {

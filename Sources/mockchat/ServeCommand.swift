@@ -42,6 +42,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Also write the trace of every frame, open and close to this file as JSON lines.")
     var trace: String?
 
+    @Option(help: "Record the session to replay it: the trace file with every frame whole (see `mockchat scenarios from-trace`).")
+    var record: String?
+
     @Option(help: "Trace entries kept in memory for GET /control/trace; 0 keeps none (for benchmarks: the trace costs time on every frame).")
     var traceCapacity = 200_000
 
@@ -77,6 +80,9 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+        if trace != nil && record != nil {
+            throw ValidationError("give --trace FILE or --record FILE, not both: a recording is the trace with every frame whole")
+        }
         guard traceCapacity >= 0 else { throw ValidationError("--trace-capacity must be 0 or more") }
         guard maxPendingLogins >= 1 else { throw ValidationError("--max-pending-logins must be 1 or more") }
         guard traceMemory >= 0 else { throw ValidationError("--trace-memory must be 0 or more MiB") }
@@ -111,8 +117,8 @@ struct ServeCommand: ParsableCommand {
         // Opened before the loop exists, so a bad path ends the command cleanly.
         let traceLog: TraceLog
         do {
-            traceLog = try TraceLog(capacity: traceCapacity, byteLimit: traceMemory << 20, path: trace,
-                                    redactsSecrets: !traceSecrets)
+            traceLog = try TraceLog(capacity: traceCapacity, byteLimit: traceMemory << 20, path: trace ?? record,
+                                    redactsSecrets: !traceSecrets, wholeFrames: record != nil)
         } catch {
             FileHandle.standardError.write(Data("mockchat serve: \(error)\n".utf8))
             throw ExitCode(2)

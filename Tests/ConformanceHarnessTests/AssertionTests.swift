@@ -180,4 +180,33 @@ import Testing
         #expect(!log.lines.isEmpty)
         #expect(ConsoleReport.render([result], wallSeconds: 0).contains("a recent log:"))
     }
+
+    @Test func aWireFrameByNumberNamesEachFieldThatDiffers() throws {
+        let steps = """
+              - wire: w
+              - w.send: {id: 1, op: ping}
+              - w.send: {id: 2, op: login, uid: alice, authKey: mockchat-dev-key}
+            """
+        let holds = try run(steps + """
+
+              - expect:
+                  w.frames: [{nth: 1, id: 1, error.errorCode: ERR_NOT_LOGGED_IN}, {nth: 2, id: 2, result.user.uid: alice}]
+            """)
+        #expect(holds.verdict == .passed, "\(holds.message ?? "")")
+        let wrong = try run(steps + """
+
+              - expect:
+                  w.frames: {nth: 2, id: 2, error.errorCode: ERR_AUTH_FAILED}
+            """)
+        #expect(wrong.message?.contains("frame 2 of w differs: error.errorCode = absent, expected \"ERR_AUTH_FAILED\"") == true,
+                "\(wrong.message ?? "")")
+        #expect(wrong.message?.contains("the frame: {\"id\":2,\"result\"") == true)
+        let missing = try run(steps + """
+
+              - expect:
+                  w.frames: {nth: 3, event: user.online}
+            """)
+        #expect(missing.message?.contains("frame 3 never arrived: w received 2 frames") == true, "\(missing.message ?? "")")
+        #expect(throws: ScenarioError.self) { try run("  - wire: w\n  - expect:\n      w.frames: {nth: 0}") }
+    }
 }

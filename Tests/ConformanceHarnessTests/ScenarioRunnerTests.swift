@@ -3,14 +3,14 @@ import FoundationXML
 #endif
 import ConformanceHarness
 import Foundation
+import MockChatTestSupport
 import Testing
 
 /// The package root and its fixtures, found from this file's location.
 enum Package {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PackagePaths.root
 
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    static func path(_ relative: String) -> String { PackagePaths.path(relative) }
 
     /// A runner that finds the profiles wherever the tests are started from.
     static func runner(seed: UInt64? = nil) -> ScenarioRunner {

@@ -110,7 +110,7 @@ private func requestOf(_ result: HTTPRequestParser.Result) -> (HTTPRequest, [UIn
     let size = 400_000
     let limits = HTTPLimits(maxHeadBytes: 1 << 20)
     var parser = HTTPRequestParser(limits: limits)
-    let start = ContinuousClock.now
+    let stopwatch = Stopwatch()
     for byte in Array("GET / HTTP/1.1\r\nX-Big: ".utf8) { #expect(parser.feed([byte]) == .needMore) }
     let filler: [UInt8] = [UInt8(ascii: "a")]
     for _ in 0..<size {
@@ -118,7 +118,7 @@ private func requestOf(_ result: HTTPRequestParser.Result) -> (HTTPRequest, [UIn
     }
     let (request, _) = try #require(requestOf(parser.feed(Array("\r\n\r\n".utf8))))
     #expect(request.headerValues("x-big").first?.utf8.count == size)
-    #expect(ContinuousClock.now - start < .seconds(20))
+    #expect(stopwatch.elapsedSeconds < 20)
 }
 
 @Test func headLargerThanLimitIs431BeforeHeadEnds() {

@@ -46,11 +46,6 @@ private func parsed(_ text: String) throws -> (HTTPRequest, [UInt8]) {
 
 private struct ParseFailed: Error {}
 
-@Test func acceptValueMatchesRFCExample() {
-    #expect(WebSocketHandshake.acceptValue(forKey: sampleKey) == sampleAccept)
-    #expect(WebSocketHandshake.acceptValue(forKey: "x3JJHMbDL1EzLkh9GBhXDw==") == "HSmrc0sMlYUkAGmm5OPpG2HaGWk=")
-}
-
 @Test func acceptsValidUpgradeWith101() throws {
     let decision = WebSocketHandshake.evaluate(upgradeRequest())
     guard case .accept(let response) = decision else {
@@ -144,10 +139,10 @@ private struct ParseFailed: Error {}
 
 @Test func hugeCommaListsAreRejectedFast() {
     let commas = String(repeating: ",", count: 5000)
-    let start = ContinuousClock.now
+    let stopwatch = Stopwatch()
     #expect(rejectionStatus(WebSocketHandshake.evaluate(upgradeRequest(replacing: ["Connection": commas + "upgrade"]))) == 400)
     #expect(rejectionStatus(WebSocketHandshake.evaluate(upgradeRequest(replacing: ["Upgrade": commas + "websocket"]))) == 400)
-    #expect(ContinuousClock.now - start < .seconds(5))
+    #expect(stopwatch.elapsedSeconds < 5)
 
     // The element limit counts across fields and is configurable.
     let limits = HTTPLimits(maxListElements: 3)

@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import MockChatServer
+import MockChatTestSupport
 import Testing
 
 /// Sockets that never log in cannot lock others out: one address may hold only so many

@@ -1,7 +1,9 @@
 import ChatProtocol
 import EventLoop
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// The control API cannot be driven from a web page, and secrets stay out of its replies.
 @Suite("Control API access")

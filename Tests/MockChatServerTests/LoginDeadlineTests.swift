@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import MockChatServer
+import MockChatTestSupport
 import Testing
 
 /// A socket that never logs in is closed with 4010 at the login deadline, whatever it

@@ -2,7 +2,9 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// Rows 25-30 of the robustness checklist: lost peers, simultaneous devices, random
 /// histories against a reference model, shutdown under load, bad control requests and
@@ -211,7 +213,7 @@ extension Robustness {
             let exited = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var exitedAt: UInt64 = 0
             process.terminationHandler = { _ in
-                exitedAt = DispatchTime.now().uptimeNanoseconds
+                exitedAt = MonotonicTime.now()
                 exited.signal()
             }
             try process.run()
@@ -257,11 +259,11 @@ extension Robustness {
                 socket.send(text: Array(Request.login(login).json(id: .integer(1)).serialized().utf8))
             }
             #expect(loop.run(timeout: 30) { replies >= sockets.count })
-            let signalledAt = DispatchTime.now().uptimeNanoseconds
+            let signalledAt = MonotonicTime.now()
             kill(process.processIdentifier, SIGTERM)
             // Keep answering close frames until every client is closed and the process is gone.
             let deadline = signalledAt + 10_000_000_000
-            while (closes.count < sockets.count || process.isRunning) && DispatchTime.now().uptimeNanoseconds < deadline {
+            while (closes.count < sockets.count || process.isRunning) && MonotonicTime.now() < deadline {
                 loop.run(timeout: 0.01) { closes.count == sockets.count && !process.isRunning }
             }
             #expect(exited.wait(timeout: .now() + 5) == .success)
@@ -341,7 +343,7 @@ extension Robustness {
         @Test func row30_fuzzCorpusSeedsGetAnAnswerOverTheSocket() throws {
             let f = try ServerFixture()
             let bystander = try Bystander(f)
-            let corpus = packageRoot().appendingPathComponent("Fixtures/fuzz-corpus")
+            let corpus = PackagePaths.root.appendingPathComponent("Fixtures/fuzz-corpus")
             let http = try FileManager.default.contentsOfDirectory(atPath: corpus.appendingPathComponent("http").path).sorted()
             for name in http {
                 let bytes = try Data(contentsOf: corpus.appendingPathComponent("http/\(name)"))

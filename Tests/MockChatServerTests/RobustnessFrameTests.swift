@@ -2,7 +2,9 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// Rows 10-19 of the robustness checklist: WebSocket frames (RFC 6455 section 5), built
 /// by hand and sent after a valid handshake and login, while a bystander stays connected.

@@ -2,7 +2,9 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// Rows 1-9 of the robustness checklist: the HTTP upgrade (RFC 6455 section 4). Each
 /// bad request goes over a real socket while a bystander stays connected.
@@ -15,8 +17,8 @@ extension Robustness {
             let reply = try f.rawHTTP(request)
             #expect(reply.status == status, "\(request.prefix(60))", sourceLocation: sourceLocation)
             #expect(reply.text.contains(hint), "\(reply.text)", sourceLocation: sourceLocation)
-            #expect(reply.header("Sec-WebSocket-Accept").isEmpty, sourceLocation: sourceLocation)
-            #expect(reply.header("Content-Length") == ["\(reply.body.count)"], sourceLocation: sourceLocation)
+            #expect(reply.headerValues("Sec-WebSocket-Accept").isEmpty, sourceLocation: sourceLocation)
+            #expect(reply.headerValues("Content-Length") == ["\(reply.body.count)"], sourceLocation: sourceLocation)
             f.settle(sourceLocation: sourceLocation)
             #expect(f.server.sessionCount == sessions, sourceLocation: sourceLocation)
         }
@@ -56,13 +58,13 @@ extension Robustness {
             for version in ["8", "12", "14", "130", "", "13, 8", "thirteen"] {
                 let reply = try f.rawHTTP(handshakeRequest(wsVersion: version))
                 #expect(reply.status == 426, "version '\(version)'")
-                #expect(reply.header("Sec-WebSocket-Version") == ["13"], "version '\(version)'")
-                #expect(reply.header("Sec-WebSocket-Accept").isEmpty)
+                #expect(reply.headerValues("Sec-WebSocket-Version") == ["13"], "version '\(version)'")
+                #expect(reply.headerValues("Sec-WebSocket-Accept").isEmpty)
             }
             // Missing altogether, and given twice.
             let noVersion = "GET /v1/ws HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-            #expect(try f.rawHTTP(noVersion).header("Sec-WebSocket-Version") == ["13"])
+            #expect(try f.rawHTTP(noVersion).headerValues("Sec-WebSocket-Version") == ["13"])
             let twice = try f.rawHTTP(handshakeRequest(extraHeaders: "Sec-WebSocket-Version: 13\r\n"))
             #expect(twice.status == 426)
             f.settle()
@@ -93,7 +95,7 @@ extension Robustness {
                 #expect(f.loop.run(timeout: 5) { !raw.messages.isEmpty })
                 let head = try #require(HTTPReply(raw.received))
                 #expect(head.status == 101)
-                #expect(head.header("Sec-WebSocket-Accept") == ["s3pPLMBiTxaQ9kYGzzhZRbK+xOo="])
+                #expect(head.headerValues("Sec-WebSocket-Accept") == ["s3pPLMBiTxaQ9kYGzzhZRbK+xOo="])
                 #expect(raw.messages.first?.resultUser?.uid == uid)
                 f.settle()
                 #expect(bystander.events(about: uid) == ["user.online"])

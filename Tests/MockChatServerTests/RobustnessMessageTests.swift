@@ -2,7 +2,9 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// Rows 20-24 of the robustness checklist: application messages (protocol v1) that are
 /// malformed, out of order, unauthorised or out of range, and a client that stops

@@ -2,9 +2,11 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
-// Helpers shared by the Robustness*Tests files: client frames built by hand, raw
+// Helpers shared by the Robustness*Tests files: requests written as text, raw
 // WebSocket connections, a bystander that checks other clients are unaffected, and
 // probes of the process's memory and descriptors.
 
@@ -12,46 +14,6 @@ import Testing
 /// measure process-wide figures (peak memory, descriptors, wall time) that concurrent
 /// tests of the same suite would disturb.
 @Suite(.serialized) struct Robustness {}
-
-// MARK: Client frames
-
-/// WebSocket frames as a client would put them on the wire, including broken ones.
-enum ClientFrame {
-    static let defaultMask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
-
-    /// One frame. `declaredLength` puts a different length in the header than the
-    /// payload that follows (a header alone when the payload is empty).
-    static func make(opcode: UInt8, payload: [UInt8] = [], fin: Bool = true, rsv: UInt8 = 0,
-                     masked: Bool = true, mask: [UInt8] = defaultMask, declaredLength: UInt64? = nil) -> [UInt8] {
-        var bytes: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 7) << 4 | (opcode & 0x0F)]
-        let length = declaredLength ?? UInt64(payload.count)
-        let maskBit: UInt8 = masked ? 0x80 : 0
-        if length < 126 {
-            bytes.append(maskBit | UInt8(length))
-        } else if length <= 0xFFFF {
-            bytes += [maskBit | 126, UInt8(length >> 8), UInt8(length & 0xFF)]
-        } else {
-            bytes.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                bytes.append(UInt8(truncatingIfNeeded: length >> UInt64(shift)))
-            }
-        }
-        guard masked else { return bytes + payload }
-        bytes += mask
-        for (index, byte) in payload.enumerated() { bytes.append(byte ^ mask[index % 4]) }
-        return bytes
-    }
-
-    static func text(_ text: String, fin: Bool = true) -> [UInt8] {
-        make(opcode: 1, payload: Array(text.utf8), fin: fin)
-    }
-
-    /// A close frame with `code` (none when nil) and `reason` bytes.
-    static func close(_ code: UInt16?, reason: [UInt8] = []) -> [UInt8] {
-        let payload = code.map { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } ?? []
-        return make(opcode: 8, payload: payload + reason)
-    }
-}
 
 /// A request as JSON text: `{"id":ID,"op":OP,...}`; `extra` is spliced in as is.
 func requestText(_ id: Int, _ op: String, _ extra: String = "") -> String {
@@ -70,16 +32,14 @@ extension RawConnection {
         frames.filter { $0.opcode == 1 }.compactMap { try? JSONParser.parse($0.text) }.compactMap(ServerMessage.init(json:))
     }
 
-    /// The code of the server's close frame, if one arrived.
-    var closeCode: UInt16? { frames.first { $0.opcode == 8 }?.closeCode }
+    /// The code of the server's close frame, if one arrived with a code.
+    var closeCode: UInt16? { frames.first { $0.opcode == 8 && $0.payload.count >= 2 }?.closeCode }
 
     /// Whether a close frame arrived (with or without a code).
     var sawCloseFrame: Bool { frames.contains { $0.opcode == 8 } }
 
     /// The reason text of the server's close frame.
-    var closeReason: String? {
-        frames.first { $0.opcode == 8 }.map { String(decoding: $0.payload.dropFirst(2), as: UTF8.self) }
-    }
+    var closeReason: String? { frames.first { $0.opcode == 8 }?.closeReason }
 }
 
 extension ServerFixture {
@@ -265,9 +225,9 @@ enum ProcessProbe {
 
     /// Wall-clock seconds spent in `work`.
     static func seconds(_ work: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let stopwatch = Stopwatch()
         try work()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return stopwatch.elapsedSeconds
     }
 }
 

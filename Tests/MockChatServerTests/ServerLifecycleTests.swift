@@ -2,6 +2,7 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
 
 @Suite struct ServerLifecycleTests {
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func embeddedFixturesEqualTheFilesOnDisk() throws {
-        let folder = packageRoot().appendingPathComponent("Fixtures").path
+        let folder = PackagePaths.root.appendingPathComponent("Fixtures").path
         let disk = try FixtureSet.load(folder: folder)
         let embedded = try FixtureSet.embedded()
         #expect(embedded.directory == disk.directory)

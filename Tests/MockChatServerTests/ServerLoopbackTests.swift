@@ -2,7 +2,9 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import MockChatTestSupport
 import Testing
+import WireKit
 
 /// The server over real loopback sockets, clients on the same loop, virtual time.
 @Suite struct ServerLoopbackTests {
@@ -21,7 +23,7 @@ import Testing
         #expect(badKey.text.contains("Sec-WebSocket-Key"))
         let version8 = try f.rawHTTP(handshakeRequest(wsVersion: "8"))
         #expect(version8.status == 426)
-        #expect(version8.header("Sec-WebSocket-Version") == ["13"])
+        #expect(version8.headerValues("Sec-WebSocket-Version") == ["13"])
         let huge = try f.rawHTTP(handshakeRequest(extraHeaders: "X-Padding: " + String(repeating: "a", count: 9_000) + "\r\n"))
         #expect(huge.status == 431)
         let unknownPath = try f.rawHTTP(handshakeRequest(path: "/v2/socket"))
@@ -31,7 +33,7 @@ import Testing
         #expect(plainGet.status == 426)
         #expect(plainGet.json?["error"] != nil)
         for reply in [post, http10, badKey, version8, huge, unknownPath, plainGet] {
-            #expect(reply.header("Content-Length") == ["\(reply.body.count)"])
+            #expect(reply.headerValues("Content-Length") == ["\(reply.body.count)"])
         }
         f.settle()
         #expect(f.server.sessionCount == 0)
@@ -49,7 +51,7 @@ import Testing
         #expect(f.loop.run(timeout: 5) { !raw.frames.isEmpty })
         let head = try #require(HTTPReply(raw.received))
         #expect(head.status == 101)
-        #expect(head.header("Sec-WebSocket-Accept") == ["s3pPLMBiTxaQ9kYGzzhZRbK+xOo="])
+        #expect(head.headerValues("Sec-WebSocket-Accept") == ["s3pPLMBiTxaQ9kYGzzhZRbK+xOo="])
         let reply = try #require(raw.frames.first)
         #expect(reply.opcode == 1)
         let message = try #require(ServerMessage(json: try JSONParser.parse(reply.text)))
@@ -509,7 +511,7 @@ import Testing
         f.advance(seconds: 1)
         let reply = try f.control("GET", "/control/connections")
         #expect(reply.status == 200)
-        #expect(reply.header("Content-Type") == ["application/json"])
+        #expect(reply.headerValues("Content-Type") == ["application/json"])
         let t0 = Instant.virtualEpoch.seconds
         #expect(reply.json == [
             "connections": [
@@ -528,7 +530,7 @@ import Testing
         _ = alice.request("ping")
         let reply = try f.control("GET", "/control/trace")
         #expect(reply.status == 200)
-        #expect(reply.header("Content-Type") == ["application/x-ndjson"])
+        #expect(reply.headerValues("Content-Type") == ["application/x-ndjson"])
         let lines = reply.text.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         #expect(lines.count == reply.text.split(separator: "\n").count)
         #expect(lines.map { $0["kind"]?.stringValue ?? "?" } == ["open", "in", "out", "in", "out"])

@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import MockChatServer
+import MockChatTestSupport
 import Testing
 
 /// The trace's memory is bounded in bytes, long frames are summarised, a reset gives
@@ -61,7 +62,7 @@ struct TraceLimitTests {
             #expect(sequences.count <= 7)
             seen += sequences
             guard sequences.count == 7 else { break }
-            #expect(page.header("X-Trace-Last-Seq") == [String(sequences.last!)])
+            #expect(page.headerValues("X-Trace-Last-Seq") == [String(sequences.last!)])
             since = Int(sequences.last!)
         }
         #expect(seen == Array(1...Int64(total)))

@@ -2,6 +2,7 @@ import ChatProtocol
 import EventLoop
 import Foundation
 @testable import MockChatServer
+import MockChatTestSupport
 import Testing
 
 /// The trace holds what a replay needs: who sent each frame, every fault's parameters,
@@ -41,7 +42,9 @@ import Testing
         #expect(control[1]["frame"]?["users"]?.arrayValue?.isEmpty == false)
         #expect(control[1]["frame"]?["app"]?["authKey"] == .string(TraceLog.redacted))
         #expect(control[2]["frame"] == ["ms": 1500])
-        #expect(try f.control("GET", "/control/trace").header("X-Trace-Format") == ["\(TraceLog.formatVersion)"])
+        #expect(control.map { $0["route"]?.stringValue } == ["POST /control/faults", "POST /control/fixtures",
+                                                            "POST /control/clock/advance"])
+        #expect(try f.control("GET", "/control/trace").headerValues("X-Trace-Format") == ["\(TraceLog.formatVersion)"])
     }
 
     @Test func aTraceFileStartsWithAVersionedHeaderAndLongLoadsGoBesideIt() throws {
@@ -65,5 +68,18 @@ import Testing
         let attached = try JSONParser.parse(try String(contentsOfFile: folder + "/" + reference, encoding: .utf8))
         #expect(attached["users"]?.arrayValue?.count == 60)
         #expect(attached["users"]?.arrayValue?.first?["authToken"] == .string(TraceLog.redacted))
+    }
+
+    @Test func aRecordingWritesLongFramesWholeWhereMemoryKeepsTheirSummary() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let f = try ServerFixture(trace: try TraceLog(path: path, wholeFrames: true))
+        let client = try f.connect()
+        let padding = String(repeating: "x", count: 6_000)
+        client.send(text: #"{"id":1,"op":"ping","padding":"\#(padding)"}"#)
+        f.settle()
+        let written = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        #expect(written.last { $0["kind"] == "in" }?["frame"]?["padding"]?.stringValue == padding)
+        #expect(try lines(f).last { $0["kind"] == "in" }?["frame"]?["summarized"] == true)
     }
 }

@@ -1,6 +1,7 @@
 import ChatProtocol
 import ConformanceHarness
 import Foundation
+import MockChatTestSupport
 @testable import ProtocolFuzzer
 import Testing
 
@@ -8,16 +9,8 @@ import Testing
 /// (built with the tests), and the same driver made faulty on purpose by
 /// Fixtures/faulty-driver.py.
 @Suite(.serialized) struct SDKFuzzerTests {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The `mockchat` beside the test runner (the same build), else the debug build.
-    static let mockchat: String = {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("mockchat").path
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return root.appendingPathComponent(".build/debug/mockchat").path
-    }()
+    static let root = PackagePaths.root
+    static let mockchat = PackagePaths.mockchat
 
     static let referenceDriver = "'\(mockchat)' driver --profiles '\(root.path)/Fixtures/profiles'"
 

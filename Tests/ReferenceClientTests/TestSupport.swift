@@ -1,13 +1,12 @@
 import ChatProtocol
 import EventLoop
 import Foundation
+import MockChatTestSupport
 @testable import ReferenceClient
 
 /// The package's `Fixtures/profiles`, found from this file's location.
 enum Fixtures {
-    static let profilesDirectory: URL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/profiles")
+    static let profilesDirectory: URL = PackagePaths.root.appendingPathComponent("Fixtures/profiles")
 
     static func profile(_ name: String) -> Profile {
         do {

@@ -1,6 +1,6 @@
 import ChatProtocol
-import Dispatch
 import EventLoop
+import MockChatCore
 
 /// One scenario's conversation with a driver (docs/DRIVER.md): requests and their
 /// replies, events handed to `onEvent`, and the deadline that turns a silent, dead or
@@ -118,7 +118,7 @@ final class DriverLink {
     private func wait(for doing: String, timeout: Double? = nil,
                       _ accept: (JSONValue) throws(ScenarioError) -> Bool) throws(ScenarioError) {
         let timeout = timeout ?? self.timeout
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        let deadline = MonotonicTime.after(seconds: timeout)
         while true {
             backlog += channel.inbox.take()
             while !backlog.isEmpty {
@@ -144,7 +144,7 @@ final class DriverLink {
                     }
                 }
             }
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = MonotonicTime.now()
             guard now < deadline else {
                 throw fail("did not answer within \(Self.seconds(timeout))", doing: doing, abandon: true)
             }

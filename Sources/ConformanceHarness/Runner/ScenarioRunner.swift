@@ -46,7 +46,7 @@ public struct ScenarioRunner: Sendable {
             result.message = "needs \(Double(waits) / 1000) s of real time in wall-clock mode (more than --max-wait)"
             return result
         }
-        let started = DispatchTime.now()
+        let started = Stopwatch()
         let loop: EventLoop
         do {
             loop = try EventLoop(clockMode: options.wallClock ? .system : .virtual(start: .virtualEpoch))
@@ -134,7 +134,7 @@ public struct ScenarioRunner: Sendable {
             session.close()
         }
         loop.shutdown()
-        result.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        result.wallSeconds = started.elapsedSeconds
         return result
     }
 

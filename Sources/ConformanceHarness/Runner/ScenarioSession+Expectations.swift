@@ -151,12 +151,48 @@ extension ScenarioSession {
         case .closeCode:
             return same(wire.closeInfo?.received.map { JSONValue.integer(Int64($0)) } ?? .null, expected)
         case .frames:
-            return try matchPatterns(wire.frames, expected, noun: "frames", time: { seconds($0.time) },
+            let patterns = expected.arrayValue ?? [expected]
+            for pattern in patterns where pattern["nth"] != nil {
+                if let mismatch = matchFrame(of: wire, pattern) { return mismatch }
+            }
+            let others = patterns.filter { $0["nth"] == nil }
+            guard !others.isEmpty else { return nil }
+            return try matchPatterns(wire.frames, .array(others), noun: "frames", time: { seconds($0.time) },
                                      value: { frame, key in ValuePath(key)?.resolve(in: frame.message) },
                                      describe: { frames in
                                          "\(frames.count) frames; last: \(frames.suffix(3).map { String($0.message.description.prefix(160)) })"
                                      })
         }
+    }
+
+    /// `{nth: 3, path: value, at}`: the wire client's third frame, field by field; the
+    /// mismatch names each field that differs and shows the frame.
+    private func matchFrame(of wire: WireClient, _ pattern: JSONValue) -> String? {
+        let nth = Int(pattern["nth"]?.intValue ?? 0)
+        guard nth <= wire.frames.count else {
+            let last = wire.frames.last.map { ", the last: \($0.message.description.prefix(200))" } ?? ""
+            return "frame \(nth) never arrived: \(wire.name) received \(wire.frames.count) frames\(last)"
+        }
+        let frame = wire.frames[nth - 1]
+        var differences: [String] = []
+        for (key, wanted) in pattern.objectValue ?? JSONObject() {
+            switch key {
+            case "nth", "tolerance", "count":
+                continue
+            case "at":
+                if !timeMatches(seconds(frame.time), wanted, tolerance: pattern["tolerance"]) {
+                    differences.append("at = \(String(format: "%.3f", seconds(frame.time))), expected \(wanted)")
+                }
+            default:
+                let actual = ValuePath(key)?.resolve(in: frame.message)
+                if !ValueMatcher.matches(actual, wanted) {
+                    differences.append("\(key) = \(actual.map { String($0.description.prefix(120)) } ?? "absent"), expected \(wanted)")
+                }
+            }
+        }
+        guard !differences.isEmpty else { return nil }
+        return "frame \(nth) of \(wire.name) differs: " + differences.joined(separator: "; ")
+            + "\n          the frame: \(frame.message.description.prefix(300))"
     }
 
     // MARK: Server

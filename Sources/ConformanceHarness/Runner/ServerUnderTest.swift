@@ -2,6 +2,7 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import WireKit
 
 /// The server a scenario runs against: a fresh in-process one (the default) or an
 /// external `mockchat serve --clock virtual` reached through its control API.
@@ -175,31 +176,19 @@ final class RemoteServer: ServerUnderTest {
         }
     }
 
-    /// One HTTP/1.1 request over a fresh connection, read until the server closes.
+    /// One control API request over a fresh connection, answered within 10 s.
     private func exchange(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (Int, [UInt8]) {
         var payload: [UInt8] = []
         if !body.isNull { body.serialize(into: &payload) }
-        let head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
-        var received: [UInt8] = []
-        var done = false
-        var failure: String?
-        TCPConnection.connect(on: loop, to: address) { result in
-            switch result {
-            case .failure(let error):
-                failure = "cannot reach \(self.address): \(error)"
-                done = true
-            case .success(let connection):
-                connection.onRead = { received.append(contentsOf: $0) }
-                connection.onEnd = { _ in connection.close(); done = true }
-                connection.write(Array(head.utf8) + payload)
-            }
+        let request = ControlRequest(method: method, path: path, host: address.description, body: payload)
+        var outcome: Result<HTTPReply, HTTPExchange.Failure>?
+        HTTPExchange.send(request, on: loop, to: address) { outcome = $0 }
+        guard loop.run(timeout: 10, until: { outcome != nil }) else { throw ScenarioError("the control API did not answer \(path)") }
+        switch outcome {
+        case .success(let reply)?: return (reply.status, reply.body)
+        case .failure(.connect(let error))?: throw ScenarioError("cannot reach \(address): \(error)")
+        case .failure(let failure)?: throw ScenarioError("\(failure) to \(path)")
+        case nil: throw ScenarioError("the control API did not answer \(path)")
         }
-        guard loop.run(timeout: 10, until: { done }) else { throw ScenarioError("the control API did not answer \(path)") }
-        if let failure { throw ScenarioError(failure) }
-        guard let end = received.firstRange(of: [13, 10, 13, 10]) else { throw ScenarioError("malformed control reply") }
-        let statusLine = String(decoding: received[..<end.lowerBound], as: UTF8.self).split(separator: " ")
-        let status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
-        return (status, Array(received[end.upperBound...]))
     }
 }

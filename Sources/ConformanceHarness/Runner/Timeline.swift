@@ -1,5 +1,5 @@
-import Dispatch
 import EventLoop
+import MockChatCore
 
 /// The one timeline of a scenario (docs/DRIVER.md, "One timeline"): the harness moves
 /// the server's clock, its own loop's and the driver's, in a fixed order, and goes on
@@ -33,7 +33,7 @@ final class Timeline {
             loop.settle()
             return
         }
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(settleTimeout * 1e9)
+        let deadline = MonotonicTime.after(seconds: settleTimeout)
         var previous: [SocketCount]?
         while true {
             loop.settle()
@@ -49,7 +49,7 @@ final class Timeline {
             // stay the same for 20 ms.
             if exact ? Self.balanced(clients, serverSide) : serverSide == previous { return }
             previous = serverSide
-            guard DispatchTime.now().uptimeNanoseconds < deadline else {
+            guard MonotonicTime.now() < deadline else {
                 throw ScenarioError("the clients and the server did not settle within \(settleTimeout) s\n"
                     + "  clients: \(clients)\n  server:  \(serverSide)")
             }

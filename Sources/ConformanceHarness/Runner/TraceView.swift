@@ -6,13 +6,13 @@ import ChatProtocol
 /// Connections are the key: once any entry of a connection carries a uid and device
 /// (its login reply, later frames), every entry of that connection is credited to
 /// them, the login frame included.
-struct TraceView {
+public struct TraceView {
     let entries: [JSONValue]
     let origin: Double
     /// Connection id → (uid, device), from any entry that carries them.
     private(set) var owners: [String: (uid: String?, device: String?)] = [:]
 
-    init(entries: [JSONValue], origin: Double) {
+    public init(entries: [JSONValue], origin: Double) {
         self.entries = entries
         self.origin = origin
         var claimed: [String: (uid: String?, device: String?)] = [:]
@@ -44,13 +44,16 @@ struct TraceView {
     }
 
     /// One end per connection: who ended it, with which code (nil for a drop), when.
-    struct ConnectionEnd {
-        var connection: String
-        var by: String
-        var code: JSONValue
-        var at: Double
-        var uid: String?
-        var device: String?
+    public struct ConnectionEnd {
+        public var connection: String
+        /// `server`, `client` or `drop`.
+        public var by: String
+        /// The close code; null for a drop.
+        public var code: JSONValue
+        /// Seconds since the origin.
+        public var at: Double
+        public var uid: String?
+        public var device: String?
 
         var json: JSONValue {
             var object = JSONObject([("by", .string(by)), ("code", code), ("at", .double((at * 1000).rounded() / 1000))])
@@ -63,7 +66,7 @@ struct TraceView {
     /// Connection ends in order. The server closing (a `server closes` entry) makes
     /// `by: server` with its code; a drop fault or a close without a closing handshake
     /// makes `by: drop` with code null; otherwise the client closed, with its code.
-    func connectionEnds() -> [ConnectionEnd] {
+    public func connectionEnds() -> [ConnectionEnd] {
         var ends: [ConnectionEnd] = []
         var index: [String: Int] = [:]
         var dropped: Set<String> = []

@@ -69,6 +69,17 @@ public enum ScenarioLoader {
         return Step(number: number, action: try reader.step(raw, path: ["steps", String(number - 1)]), text: raw.description)
     }
 
+    /// The assertions of an `expect` step written as YAML (`alice.frames: {event: user.online}`),
+    /// checked as a file's would be; returns the mapping.
+    public static func assertions(yaml text: String) throws(ScenarioError) -> JSONValue {
+        let value = try YAMLDocument.parse(text).value
+        guard value.objectValue?.isEmpty == false else {
+            throw ScenarioError("give assertions as a mapping, e.g. 'alice.frames: {event: user.online, user.uid: bob}'")
+        }
+        _ = try step(["expect": value], number: 1)
+        return value
+    }
+
     /// Parses and checks one scenario document.
     public static func load(_ text: String, path: String = "<memory>") throws(ScenarioError) -> Scenario {
         do throws(ScenarioError) {

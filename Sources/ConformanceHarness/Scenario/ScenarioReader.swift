@@ -176,13 +176,11 @@ struct ScenarioReader {
             guard let code = raw.intValue else { throw fail("expect_status takes an HTTP status", path.dropLast() + ["expect_status"]) }
             status = Int(code)
         }
+        if name == "app", value.objectValue == nil { throw fail("server.app takes a mapping of app settings", path) }
+        if let request = ServerShorthand.request(name, value) {
+            return .control(method: request.method, path: request.path, body: request.body, expectStatus: status)
+        }
         switch name {
-        case "fault": return .control(method: "POST", path: "/control/faults", body: value, expectStatus: status)
-        case "clearFaults": return .control(method: "DELETE", path: "/control/faults", body: .null, expectStatus: status)
-        case "reset": return .control(method: "POST", path: "/control/reset", body: .null, expectStatus: status)
-        case "app":
-            guard value.objectValue != nil else { throw fail("server.app takes a mapping of app settings", path) }
-            return .control(method: "POST", path: "/control/fixtures", body: ["app": value], expectStatus: status)
         case "control":
             guard let method = value["method"]?.stringValue, let target = value["path"]?.stringValue else {
                 throw fail("server.control needs 'method' and 'path'", path)
@@ -259,8 +257,11 @@ struct ScenarioReader {
                 throw fail("connectionEvents takes a list of event names", path)
             }
         case ("wire", "frames"):
-            try patterns(expected, path: path) { key in ["count", "at", "tolerance"].contains(key) || ValuePath(key) != nil }
-                known: { ["count", "at", "tolerance"] }
+            try patterns(expected, path: path) { key in ["count", "at", "tolerance", "nth"].contains(key) || ValuePath(key) != nil }
+                known: { ["count", "at", "tolerance", "nth"] }
+            for pattern in expected.arrayValue ?? [expected] {
+                if let nth = pattern["nth"], (nth.intValue ?? 0) < 1 { throw fail("nth takes a frame number from 1", path) }
+            }
         case ("server", "closed"), ("server", "sent"), ("server", "received"):
             let keys = Words.serverCheckKeys[property] ?? []
             try patterns(expected, path: path) { key in

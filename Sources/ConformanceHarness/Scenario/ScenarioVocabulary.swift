@@ -7,7 +7,7 @@ enum ScenarioVocabulary {
         "expect_error": "a client call", "expect_status": "a server step",
         "profile": "client", "device": "client", "platform": "client",
     ]
-    static let serverSteps = ["fault", "clearFaults", "reset", "app", "control"]
+    static let serverSteps = ServerShorthand.table.map(\.name) + ["control"]
     static let clientMethods = [
         "init", "initialize", "login", "logout", "getLoggedInUser", "connect", "disconnect", "ping",
         "getConnectionStatus", "backgroundTaskEnabled", "getUser", "fetchNext", "addUserListener",

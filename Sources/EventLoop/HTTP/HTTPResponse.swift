@@ -46,17 +46,6 @@ public struct HTTPResponse: Sendable, Equatable {
         headers.compactMap { httpASCIIEqualsIgnoringCase($0.name, name) ? $0.value : nil }
     }
 
-    /// The offset of the blank line (`\r\n\r\n`) that ends an HTTP head in `bytes`,
-    /// or nil while the head is incomplete. For clients reading a response head.
-    public static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4)
-        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index
-        }
-        return nil
-    }
-
     /// The standard reason phrase for `status`, or `Unknown`.
     public static func reasonPhrase(for status: Int) -> String {
         switch status {

@@ -1,14 +1,11 @@
-import COpenSSL
 import Foundation
+import WireKit
 
 /// The server side of the WebSocket opening handshake (RFC 6455 section 4.2).
 ///
 /// Only the handshake headers are checked; routing on the request path is
 /// left to the caller. No subprotocol or extension is negotiated.
 public enum WebSocketHandshake {
-    /// The fixed GUID appended to the client key (RFC 6455 section 1.3).
-    public static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
     /// What to do with a request.
     public enum Decision: Sendable, Equatable {
         /// No `websocket` token in `Upgrade`: an ordinary HTTP request.
@@ -61,21 +58,8 @@ public enum WebSocketHandshake {
         return .accept(HTTPResponse(status: 101, headers: [
             ("Upgrade", "websocket"),
             ("Connection", "Upgrade"),
-            ("Sec-WebSocket-Accept", acceptValue(forKey: key)),
+            ("Sec-WebSocket-Accept", WebSocketAccept.value(forKey: key)),
         ]))
-    }
-
-    /// The `Sec-WebSocket-Accept` value for a client key:
-    /// base64 of the SHA-1 digest of the key followed by `guid`.
-    public static func acceptValue(forKey key: String) -> String {
-        let input = Array((key + guid).utf8)
-        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        input.withUnsafeBufferPointer { source in
-            digest.withUnsafeMutableBufferPointer { target in
-                _ = SHA1(source.baseAddress, source.count, target.baseAddress)
-            }
-        }
-        return Data(digest).base64EncodedString()
     }
 
     /// Scans comma-separated lists (RFC 9110 section 5.6.1) in one pass for

@@ -1,4 +1,5 @@
 import CWslay
+import WireKit
 
 /// One WebSocket connection (RFC 6455 framing through wslay) over a ``TCPConnection``.
 ///
@@ -216,17 +217,11 @@ public final class WebSocket {
         refusal = reason
         if wslay_event_get_close_sent(context) == 0 {
             closeCodeSentDirectly = code
-            let body = [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8.prefix(123))
-            var frame: [UInt8] = [0x88, (isClient ? 0x80 : 0) | UInt8(body.count)]
-            if isClient {
-                var key = [UInt8](repeating: 0, count: 4)
-                key.withUnsafeMutableBufferPointer { fillMask($0.baseAddress, 4) }
-                frame += key
-                frame += body.enumerated().map { $0.element ^ key[$0.offset & 3] }
-            } else {
-                frame += body
-            }
-            connection.write(frame)
+            var key: UInt32 = 0
+            if isClient { withUnsafeMutableBytes(of: &key) { fillMask($0.baseAddress?.assumingMemoryBound(to: UInt8.self), 4) } }
+            let frame = ClientFrame(opcode: 8, masked: isClient,
+                                    payload: ClientFrame.closePayload(code: code, reason: Array(reason.utf8.prefix(123))))
+            connection.write(frame.encoded(mask: UInt32(bigEndian: key)))
         }
         connection.closeAfterWrites()
     }
@@ -259,20 +254,7 @@ public final class WebSocket {
 
     /// Appends one unmasked frame with FIN set (RFC 6455, section 5.2) to `output`.
     private func appendServerFrame(opcode: UInt8, _ bytes: some Collection<UInt8>) {
-        let count = bytes.count
-        output.append(0x80 | opcode)
-        if count < 126 {
-            output.append(UInt8(count))
-        } else if count <= 0xFFFF {
-            output.append(126)
-            output.append(UInt8(count >> 8))
-            output.append(UInt8(count & 0xFF))
-        } else {
-            output.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                output.append(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift)))
-            }
-        }
+        FrameHeader.append(opcode: opcode, masked: false, length: UInt64(bytes.count), to: &output)
         output.append(contentsOf: bytes)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import WireKit
 
 /// Opens client WebSocket connections: TCP connect, the HTTP upgrade request, and
 /// a check of the server's `101` answer and `Sec-WebSocket-Accept` value.
@@ -42,12 +42,9 @@ public enum WebSocketClient {
         configuration: WebSocket.Configuration, completion: @escaping (Result<WebSocket, Failure>) -> Void
     ) {
         var random = SplitMix64(seed: seed)
-        let keyBytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        let key = Data(keyBytes).base64EncodedString()
-        let request = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        connection.write(Array(request.utf8))
-        var received: [UInt8] = []
+        let request = UpgradeRequest(host: host, path: path, random: &random)
+        connection.write(request.bytes)
+        var reader = HTTPResponseReader()
         var finished = false
         func fail(_ failure: Failure) {
             guard !finished else { return }
@@ -55,30 +52,38 @@ public enum WebSocketClient {
             connection.close()
             completion(.failure(failure))
         }
-        connection.onEnd = { _ in fail(.closed) }
-        connection.onRead = { bytes in
-            received.append(contentsOf: bytes)
-            guard let end = HTTPResponse.headEnd(received) else {
-                if received.count > 16 * 1024 { fail(.invalidResponse("response head too large")) }
-                return
+        /// Opens the socket, or fails, once the answer is complete; false while it is not.
+        func conclude() -> Bool {
+            guard !finished else { return true }
+            if let malformed = reader.malformed {
+                fail(.invalidResponse(malformed))
+                return true
             }
-            let head = String(decoding: received[..<end], as: UTF8.self)
-            let lines = head.components(separatedBy: "\r\n")
-            let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-            guard status == 101 else {
-                fail(.rejected(status: status, body: String(decoding: received[(end + 4)...], as: UTF8.self)))
-                return
+            guard reader.isComplete, let reply = reader.reply else { return false }
+            switch request.check(reply) {
+            case .rejected(let status, let body)?: fail(.rejected(status: status, body: body))
+            case .invalidResponse(let reason)?: fail(.invalidResponse(reason))
+            case nil: open()
             }
-            let accept = lines.dropFirst().first { $0.lowercased().hasPrefix("sec-websocket-accept:") }
-                .map { $0.dropFirst("sec-websocket-accept:".count).trimmingCharacters(in: .whitespaces) }
-            guard accept == WebSocketHandshake.acceptValue(forKey: key) else {
-                fail(.invalidResponse("wrong Sec-WebSocket-Accept"))
-                return
-            }
+            return true
+        }
+        func open() {
             finished = true
             let socket = WebSocket(connection: connection, role: .client(maskSeed: random.next()),
-                                   configuration: configuration, initialBytes: Array(received[(end + 4)...]))
+                                   configuration: configuration, initialBytes: reader.takeRemainder())
             completion(.success(socket))
+        }
+        connection.onEnd = { _ in
+            // Only a rejection whose body runs to the end of the stream is complete now.
+            if reader.state == .body(length: nil) {
+                reader.finish()
+                if conclude() { return }
+            }
+            fail(.closed)
+        }
+        connection.onRead = { bytes in
+            reader.feed(bytes)
+            _ = conclude()
         }
     }
 }

@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 
 /// Counters read at the start or the end of a measurement window.
 public struct WindowSample: Sendable {

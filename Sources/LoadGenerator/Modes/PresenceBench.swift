@@ -1,5 +1,6 @@
 import ChatProtocol
 import EventLoop
+import WireKit
 
 /// `mockchat bench presence`: presence fan-out under churn.
 ///

@@ -1,5 +1,6 @@
 import ChatProtocol
 import EventLoop
+import WireKit
 
 /// `mockchat bench reconnect`: a mass reconnect, everyone subscribed to everyone.
 ///

@@ -1,5 +1,5 @@
 import EventLoop
-import Foundation
+import WireKit
 
 /// One connection of the generator: TCP, the HTTP upgrade, then WebSocket frames.
 ///
@@ -38,8 +38,7 @@ public final class BenchSocket {
     private var encoder: ClientFrameEncoder
     private var decoder = ServerFrameDecoder()
     private var output: [UInt8] = []
-    private var head: [UInt8] = []
-    private var expectedAccept = ""
+    private var response = HTTPResponseReader()
     private var closeSent = false
 
     public init(index: Int, seed: UInt64) {
@@ -55,7 +54,7 @@ public final class BenchSocket {
         state = .connecting
         decoder = ServerFrameDecoder()
         closeSent = false
-        head.removeAll()
+        response = HTTPResponseReader()
         output.removeAll(keepingCapacity: true)
         TCPConnection.connect(on: loop, to: address, from: source) { [self] result in
             switch result {
@@ -103,10 +102,7 @@ public final class BenchSocket {
                          completion: @escaping (Result<Void, Failure>) -> Void) {
         state = .upgrading
         var random = SplitMix64(seed: UInt64(index) &* 0x9E37_79B9 &+ 17)
-        let key = Data((0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) }).base64EncodedString()
-        expectedAccept = WebSocketHandshake.acceptValue(forKey: key)
-        let request = "GET /v1/ws HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        let request = UpgradeRequest(host: host, random: &random)
         var pending: ((Result<Void, Failure>) -> Void)? = completion
         func finish(_ result: Result<Void, Failure>) {
             guard let callback = pending else { return }
@@ -128,30 +124,27 @@ public final class BenchSocket {
                 receive(bytes, on: connection)
                 return
             }
-            head.append(contentsOf: bytes)
-            guard let end = HTTPResponse.headEnd(head) else {
-                if head.count > 16 * 1024 {
-                    finish(.failure(.rejected("response head too large")))
-                    connection.close()
-                }
-                return
-            }
-            let text = String(decoding: head[..<end], as: UTF8.self)
-            let statusLine = text.prefix { $0 != "\r" }
-            let acceptLine = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-accept:") }
-            let accept = acceptLine.map { $0.dropFirst("sec-websocket-accept:".count).trimmingCharacters(in: .whitespaces) }
-            guard statusLine.hasPrefix("HTTP/1.1 101"), accept == expectedAccept else {
-                finish(.failure(.rejected(String(statusLine.prefix(80)))))
+            response.feed(bytes)
+            if let malformed = response.malformed {
+                finish(.failure(.rejected(malformed)))
                 connection.close()
                 return
             }
-            let rest = Array(head[(end + 4)...])
-            head = []
+            guard response.isComplete, let reply = response.reply else { return }
+            if let failure = request.check(reply) {
+                switch failure {
+                case .rejected(let status, let body): finish(.failure(.rejected("\(status) \(body.prefix(80))")))
+                case .invalidResponse(let reason): finish(.failure(.rejected(reason)))
+                }
+                connection.close()
+                return
+            }
+            let rest = response.takeRemainder()
             state = .open
             finish(.success(()))
             if !rest.isEmpty { rest.withUnsafeBytes { receive($0, on: connection) } }
         }
-        connection.write(Array(request.utf8))
+        connection.write(request.bytes)
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {

@@ -13,6 +13,10 @@ extension ChatServer {
     /// this directly; remote ones reach it over HTTP.
     public func control(_ request: HTTPRequest) -> HTTPResponse {
         let route = request.method + " " + request.path
+        // Control entries recorded while this request is handled name it, so that a
+        // replay issues the same request (docs/PROTOCOL.md, "What a replay needs").
+        trace.controlRoute = route
+        defer { trace.controlRoute = nil }
         do throws(ControlError) {
             let body = try parseBody(request)
             let result: JSONValue

@@ -10,8 +10,10 @@ import Foundation
 ///
 /// A trace file starts with a header line naming the format and its version, the clock
 /// and the fixtures loaded at start (docs/PROTOCOL.md, "Trace format"). Control entries
-/// carry the request's parameters in `frame`; a payload too long to keep inline goes to
-/// a file beside the trace, which the entry names as `{"file": NAME}`.
+/// carry the request's route (`POST /control/faults`) and its parameters in `frame`, so
+/// that a replay issues the same request; a payload too long to keep inline goes to a
+/// file beside the trace, which the entry names as `{"file": NAME}`. A recording
+/// (`wholeFrames`) also writes long frames whole, where a trace keeps their summary.
 public final class TraceLog {
     /// The version of the trace format; it changes when an entry's meaning does.
     public static let formatVersion = 1
@@ -29,6 +31,8 @@ public final class TraceLog {
         public var connection: ConnectionID?
         public var uid: String?
         public var deviceId: String?
+        /// The control request that made a `control` entry: `POST /control/faults`.
+        public var route: String?
         /// The frame, when it was valid JSON.
         public var frame: JSONValue?
         /// The frame's text when it was not valid JSON (at most 1 KiB), or a note.
@@ -43,6 +47,7 @@ public final class TraceLog {
             if let uid { object["uid"] = .string(uid) }
             if let deviceId { object["device"] = .string(deviceId) }
             if let code { object["code"] = .integer(Int64(code)) }
+            if let route { object["route"] = .string(route) }
             if let frame { object["frame"] = frame }
             if let text { object["text"] = .string(text) }
             return .object(object)
@@ -63,6 +68,12 @@ public final class TraceLog {
     /// Whether entries are kept or written at all; callers may skip building costly
     /// arguments when not.
     public var isRecording: Bool { capacity > 0 || file != nil }
+    /// Whether the file gets frames longer than ``longFrameBytes`` whole (a recording to
+    /// replay) rather than as their summary.
+    public let wholeFrames: Bool
+    /// The control request being handled (`POST /control/faults`); `control` entries
+    /// recorded meanwhile carry it as their route.
+    public var controlRoute: String?
     /// The bytes of JSON lines the kept entries take.
     public private(set) var keptBytes = 0
 
@@ -83,8 +94,9 @@ public final class TraceLog {
     /// appends every line to a file. Fails with the operating system's reason when the
     /// file cannot be created.
     public init(capacity: Int = 200_000, byteLimit: Int = 64 << 20, path: String? = nil,
-                redactsSecrets: Bool = true) throws(FixtureError) {
+                redactsSecrets: Bool = true, wholeFrames: Bool = false) throws(FixtureError) {
         self.capacity = max(0, capacity)
+        self.wholeFrames = wholeFrames
         self.byteLimit = max(0, byteLimit)
         self.redactsSecrets = redactsSecrets
         if let path {
@@ -123,7 +135,7 @@ public final class TraceLog {
         nextSequence += 1
         guard isRecording else { return }
         var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
-                          deviceId: deviceId, frame: frame.map(redact),
+                          deviceId: deviceId, route: kind == .control ? controlRoute : nil, frame: frame.map(redact),
                           text: text.map { String($0.prefix(1024)) }, code: code)
         var line: [UInt8] = []
         entry.json.serialize(into: &line)
@@ -133,12 +145,14 @@ public final class TraceLog {
             line.removeAll(keepingCapacity: true)
             entry.json.serialize(into: &line)
         }
-        if entry.frame != nil, line.count > Self.longFrameBytes + 512 {
+        line.append(10)
+        let whole = wholeFrames && file != nil ? line : []
+        if entry.frame != nil, line.count > Self.longFrameBytes + 513 {
             entry.frame = Self.summary(of: entry.frame!)
             line.removeAll(keepingCapacity: true)
             entry.json.serialize(into: &line)
+            line.append(10)
         }
-        line.append(10)
         if capacity > 0, byteLimit > 0 {
             kept.append(entry)
             sizes.append(line.count)
@@ -154,7 +168,8 @@ public final class TraceLog {
             }
         }
         if let file {
-            fwrite(line, 1, line.count, file)
+            let written = whole.isEmpty ? line : whole
+            fwrite(written, 1, written.count, file)
             fflush(file)
         }
     }

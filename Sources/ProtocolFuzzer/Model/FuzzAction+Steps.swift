@@ -47,7 +47,7 @@ extension FuzzAction {
     }
 
     /// `30s` for whole seconds, `1250ms` otherwise.
-    static func duration(_ milliseconds: Int64) -> String {
+    public static func duration(_ milliseconds: Int64) -> String {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 

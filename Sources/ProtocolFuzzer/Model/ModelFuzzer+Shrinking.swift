@@ -1,7 +1,7 @@
 import ChatProtocol
 import ConformanceHarness
-import Dispatch
 import Foundation
+import MockChatCore
 
 extension ModelFuzzer {
     /// Runs `actions` as a history with these settings; what was built and how it ended.
@@ -24,7 +24,7 @@ extension ModelFuzzer {
     /// after their devices.
     func shrink(_ history: History, built: HistoryScenario, divergence: Divergence, number: Int,
                 stepsSoFar: Int, secondsSoFar: Double) -> Finding {
-        let started = DispatchTime.now()
+        let started = Stopwatch()
         let failing = Array(built.actions[...divergence.action])
         var settings = history.settings
         var tests = 0

@@ -1,7 +1,7 @@
 import ChatProtocol
 import ConformanceHarness
-import Dispatch
 import Foundation
+import MockChatCore
 
 /// Model mode: random histories run against fresh in-process servers and checked,
 /// after every action, against the ``ReferenceModel``.
@@ -94,7 +94,7 @@ public struct ModelFuzzer: Sendable {
     }
 
     public func run(progress: (Progress) -> Void = { _ in }) -> Report {
-        let started = DispatchTime.now()
+        let started = Stopwatch()
         func elapsed() -> Double { started.elapsedSeconds }
         func snapshot(_ report: Report, shrinking: Bool = false) -> Progress {
             Progress(steps: report.steps, target: options.steps, divergences: report.divergences, crashes: report.crashes,

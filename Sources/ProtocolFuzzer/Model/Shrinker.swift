@@ -1,4 +1,5 @@
 import Dispatch
+import MockChatCore
 import Synchronization
 
 /// Delta debugging (Zeller and Hildebrandt's ddmin) over a list of steps.
@@ -52,12 +53,12 @@ public struct Shrinker<Element: Sendable>: Sendable {
         _ failing: [Element], window: Int,
         tryAll: ([[Element]]) -> (tested: Int, found: (index: Int, smaller: [Element])?)
     ) -> [Element] {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(budgetSeconds * 1e9)
+        let deadline = MonotonicTime.after(seconds: budgetSeconds)
         var current = failing
         var granularity = 2
         func firstFailing(_ candidates: [[Element]]) -> (index: Int, smaller: [Element])? {
             var start = 0
-            while start < candidates.count, DispatchTime.now().uptimeNanoseconds < deadline {
+            while start < candidates.count, MonotonicTime.now() < deadline {
                 let end = min(start + window, candidates.count)
                 let (tested, found) = tryAll(Array(candidates[start..<end]))
                 tests += tested
@@ -66,7 +67,7 @@ public struct Shrinker<Element: Sendable>: Sendable {
             }
             return nil
         }
-        while current.count >= 2, DispatchTime.now().uptimeNanoseconds < deadline {
+        while current.count >= 2, MonotonicTime.now() < deadline {
             let chunks = Self.split(current.count, into: min(granularity, current.count))
             var reduced = false
             // Try each chunk alone first (a big cut), then each complement.

@@ -1,7 +1,7 @@
 import ChatProtocol
 import ConformanceHarness
-import Dispatch
 import Foundation
+import MockChatCore
 
 extension SDKFuzzer {
     /// Shrinks a history that differs (or upset the driver) to a minimal one, writes it
@@ -15,7 +15,7 @@ extension SDKFuzzer {
     /// Candidates run `jobs` at a time (one at a time with a connected driver).
     func shrink(_ examined: Examined, difference: SDKOutcome.Difference, number: Int, stepsSoFar: Int,
                 secondsSoFar: Double) -> Finding {
-        let started = DispatchTime.now()
+        let started = Stopwatch()
         let history = examined.history
         let failing = Array(history.actions[...difference.action])
         var shrinker = Shrinker<AppAction>(budgetSeconds: options.shrinkBudgetSeconds)

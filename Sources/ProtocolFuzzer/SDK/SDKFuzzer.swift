@@ -2,6 +2,7 @@ import ChatProtocol
 import ConformanceHarness
 import Dispatch
 import Foundation
+import MockChatCore
 import Synchronization
 
 /// `mockchat fuzz --sdk`: random app histories run through an SDK's driver and through
@@ -147,7 +148,7 @@ public struct SDKFuzzer: Sendable {
     }
 
     public func run(progress: (Progress) -> Void = { _ in }) -> Report {
-        let started = DispatchTime.now()
+        let started = Stopwatch()
         var report = Report(seed: options.seed, sdk: "\(capabilities.sdkName) \(capabilities.sdkVersion)")
         func snapshot(shrinking: Bool = false) -> Progress {
             Progress(steps: report.steps, target: options.steps, histories: report.histories,

@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import MockChatCore
 import Synchronization
 
 /// A progress line on stderr: rewritten in place on a terminal (at most ten times a
@@ -27,7 +27,7 @@ public final class ProgressLine: Sendable {
 
     /// The current state; shown if enough time has passed since the last one.
     public func update(_ text: String) {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = MonotonicTime.now()
         let show: Bool = state.withLock { state in
             state.pending = text
             guard now - state.lastWrite >= interval else { return false }

@@ -1,9 +1,10 @@
 import ChatProtocol
+import WireKit
 
 /// Checks the frames a connection received against a frame-level expectation.
 enum FrameCheck {
     /// Problems with `frames` (empty when they are what `expectation` allows).
-    static func check(_ frames: [ServerStream.Frame], ended: Bool, malformed: String?,
+    static func check(_ frames: [ServerFrame], ended: Bool, malformed: String?,
                       against expectation: WireInput.Expectation) -> [String] {
         var problems: [String] = []
         if let malformed { problems.append("malformed frames from the server: \(malformed)") }
@@ -56,13 +57,13 @@ enum FrameCheck {
         return problems
     }
 
-    static func isError(_ frame: ServerStream.Frame, _ code: String, nullID: Bool) -> Bool {
+    static func isError(_ frame: ServerFrame, _ code: String, nullID: Bool) -> Bool {
         guard let value = try? JSONParser.parse(frame.payload) else { return false }
         return value["error"]?["errorCode"]?.stringValue == code && (!nullID || value["id"] == .null)
     }
 
     /// A short description of frames for messages.
-    static func describe(_ frames: [ServerStream.Frame]) -> String {
+    static func describe(_ frames: [ServerFrame]) -> String {
         guard !frames.isEmpty else { return "nothing" }
         return frames.map { frame in
             switch frame.opcode {

@@ -1,4 +1,5 @@
 import Foundation
+import WireKit
 
 /// HTTP requests in place of the WebSocket upgrade: valid ones, each rule of
 /// PROTOCOL.md §14 broken in turn, the limits of §15 crossed, incomplete requests,
@@ -8,9 +9,8 @@ struct HandshakeGenerator: Sendable {
     static let documentedStatuses: Set<Int> = [101, 200, 400, 403, 404, 413, 426, 431, 501, 503, 505]
 
     mutating func generate(_ random: inout FuzzRandom) -> WireInput {
-        let key = Data(random.bytes(16)).base64EncodedString()
-        var lines = ["GET /v1/ws HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket", "Connection: Upgrade",
-                     "Sec-WebSocket-Key: \(key)", "Sec-WebSocket-Version: 13"]
+        let key = UpgradeRequest.key(random.bytes(16))
+        var lines = UpgradeRequest(host: "127.0.0.1", key: key).lines
         func request(_ label: String, _ status: Set<Int>, _ lines: [String], terminator: String = "\r\n") -> WireInput {
             let text = lines.joined(separator: terminator) + terminator + terminator
             return WireInput(stage: .handshake, label: "handshake/" + label, bytes: Array(text.utf8), expectation: .status(status))

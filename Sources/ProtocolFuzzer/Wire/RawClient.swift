@@ -1,4 +1,5 @@
 import EventLoop
+import WireKit
 
 /// A TCP client that writes exactly the bytes it is given and keeps what the server
 /// answers in a ``ServerStream``. It lives on the server's loop, so after
@@ -35,7 +36,7 @@ final class RawClient {
     }
 
     /// Frames that arrived since the last call.
-    func takeFrames() -> ArraySlice<ServerStream.Frame> { stream.takeFrames() }
+    func takeFrames() -> ArraySlice<ServerFrame> { stream.takeFrames() }
 
     /// Closes the connection (no close frame: the fuzzer never needs a clean goodbye).
     func close() {

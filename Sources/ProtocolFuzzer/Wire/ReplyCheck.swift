@@ -1,4 +1,5 @@
 import ChatProtocol
+import WireKit
 
 /// Checks the answer to one request on the session connection: exactly one reply
 /// (events are ignored), the code or result the ``RequestOracle`` predicted, the id
@@ -21,7 +22,7 @@ enum ReplyCheck {
                                                .userDeactivated, .alreadyLoggedIn, .reconnectKickRefused, .badRequest,
                                                .unknownOp, .invalidField, .invalidCursor].map(\.rawValue))
 
-    static func check(_ frames: [ServerStream.Frame], ended: Bool, prediction: RequestOracle.Prediction) -> Outcome {
+    static func check(_ frames: [ServerFrame], ended: Bool, prediction: RequestOracle.Prediction) -> Outcome {
         var outcome = Outcome()
         let got = FrameCheck.describe(frames)
         var replies: [JSONValue] = []

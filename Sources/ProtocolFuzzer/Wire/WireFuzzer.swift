@@ -87,7 +87,7 @@ public struct WireFuzzer: Sendable {
     }
 
     public func run(progress: @Sendable (Progress) -> Void = { _ in }) -> Report {
-        let started = DispatchTime.now()
+        let started = Stopwatch()
         let jobs = max(1, min(options.jobs, options.inputs))
         let shared = Mutex((inputs: 0, divergences: 0, crashes: 0))
         let partials = Mutex([Partial](repeating: Partial(), count: jobs))
@@ -130,7 +130,7 @@ public struct WireFuzzer: Sendable {
     }
 
     /// Runs inputs `worker`, `worker + jobs`, ... on a server of its own.
-    private func runWorker(_ worker: Int, of jobs: Int, started: DispatchTime,
+    private func runWorker(_ worker: Int, of jobs: Int, started: Stopwatch,
                            tally: (_ inputs: Int, _ divergences: Int, _ crashes: Int) -> Void) -> Partial {
         var partial = Partial()
         let runner: WireRunner

@@ -2,6 +2,7 @@ import ChatProtocol
 import EventLoop
 import Foundation
 import MockChatServer
+import WireKit
 
 /// Runs wire inputs against an in-process server on one loop with a virtual clock,
 /// and says what each answer got wrong.
@@ -133,11 +134,11 @@ final class WireRunner {
         case .status(let allowed):
             checkStatus(allowed)
         case .statusOrSilence(let allowed):
-            if response != nil { checkStatus(allowed) } else if client.stream.pendingBytes > 0 {
+            if response != nil { checkStatus(allowed) } else if client.stream.hasUnreadBytes {
                 problems.append("sent an incomplete response")
             }
         case .silence:
-            if response != nil || client.stream.pendingBytes > 0 { problems.append("answered an incomplete request") }
+            if response != nil || client.stream.hasUnreadBytes { problems.append("answered an incomplete request") }
             if client.ended { problems.append("closed an incomplete request before the handshake deadline") }
             if deadlineTest, problems.isEmpty { problems += checkHandshakeDeadline(client) }
         default:
@@ -168,9 +169,7 @@ final class WireRunner {
     }
 
     private func upgradeRequest() -> [UInt8] {
-        let key = Data((0..<16).map { _ in masks.byte() }).base64EncodedString()
-        return Array(("GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
+        UpgradeRequest(host: "127.0.0.1", key: UpgradeRequest.key((0..<16).map { _ in masks.byte() })).bytes
     }
 
     private func openWebSocket() -> RawClient? {
@@ -212,7 +211,7 @@ final class WireRunner {
             let uid = masks.pick(["alice", "bob", "carol", "dave"])
             let login = "{\"id\":0,\"op\":\"login\",\"uid\":\"\(uid)\",\"authKey\":\"\(authKey)\",\"deviceId\":\"fuzz-session\","
                 + "\"platform\":\"web\",\"presence\":{\"mode\":\"none\"}}"
-            client.write(FrameSpec(opcode: 1, payload: Array(login.utf8)).encoded(mask: UInt32(truncatingIfNeeded: masks.next())))
+            client.write(ClientFrame(opcode: 1, payload: Array(login.utf8)).encoded(mask: UInt32(truncatingIfNeeded: masks.next())))
             loop.settle()
             let replies = client.takeFrames()
             guard replies.count == 1, (try? JSONParser.parse(replies.first!.payload))?["result"] != nil else { return nil }
@@ -225,11 +224,11 @@ final class WireRunner {
     private func runMessage(_ input: WireInput) -> [String] {
         guard let current = currentSession() else { return ["cannot open the session connection"] }
         let client = current.client
-        var specs: [FrameSpec] = []
+        var specs: [ClientFrame] = []
         let parts = Self.split(input.bytes, into: max(1, input.fragments))
         for (index, part) in parts.enumerated() {
-            specs.append(FrameSpec(fin: index == parts.count - 1, opcode: index == 0 ? 1 : 0, payload: part))
-            if index == 0, input.pingBetweenFragments, parts.count > 1 { specs.append(FrameSpec(opcode: 9, payload: [0x70])) }
+            specs.append(ClientFrame(fin: index == parts.count - 1, opcode: index == 0 ? 1 : 0, payload: part))
+            if index == 0, input.pingBetweenFragments, parts.count > 1 { specs.append(ClientFrame(opcode: 9, payload: [0x70])) }
         }
         let bytes = specs.flatMap { $0.encoded(mask: UInt32(truncatingIfNeeded: masks.next())) }
         guard deliver(bytes, to: client, oneByteAtATime: input.oneByteAtATime) else { return ["the loop did not settle"] }
@@ -259,7 +258,7 @@ final class WireRunner {
         if let uid = check.loggedIn { session?.state = .loggedIn(uid: uid) }
         if check.closeFrame, !client.ended {
             // Finish the closing handshake: the server must then end the stream.
-            client.write(FrameSpec(opcode: 8, payload: FrameSpec.closePayload(code: 1000))
+            client.write(ClientFrame(opcode: 8, payload: ClientFrame.closePayload(code: 1000))
                 .encoded(mask: UInt32(truncatingIfNeeded: masks.next())))
             loop.settle()
             if !client.ended { problems.append("the stream stayed open after the closing handshake") }

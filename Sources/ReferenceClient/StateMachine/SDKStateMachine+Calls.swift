@@ -46,7 +46,7 @@ extension SDKStateMachine {
         settings = newSettings
         complete(call, .success(.none))
         // 000 "Default SDK behaviour": init() of a reopened app connects the saved user.
-        if isAutoMode, phase == .idle, session?.confirmed == true, !stayOffline, app != .background {
+        if isAutoMode, phase == .idle, session?.confirmed == true, !stayOffline, !app.isBackground {
             startRound(reconnect: false)
         }
     }
@@ -64,8 +64,7 @@ extension SDKStateMachine {
             return complete(call, .failure(.noInternet))
         }
         session = Session(credentials: credentials, user: nil, confirmed: false)
-        waiters = [.login(call)]
-        startRound(reconnect: false)
+        startRound(reconnect: false, waiting: [.login(call)])
     }
 
     mutating func logout(_ call: CallID?) {
@@ -96,12 +95,11 @@ extension SDKStateMachine {
             complete(call, .failure(.alreadyConnected))
         case .opening, .authenticating:
             stayOffline = false
-            waiters.append(.connect(call))
+            phase.round?.waiters.append(.connect(call))
         case .idle, .backingOff, .paused, .kicked:
             guard network != .down else { return complete(call, .failure(.noInternet)) }
             stayOffline = false
-            waiters.append(.connect(call))
-            startRound(reconnect: false)
+            startRound(reconnect: false, waiting: (phase.round?.waiters ?? []) + [.connect(call)])
         }
     }
 
@@ -118,8 +116,7 @@ extension SDKStateMachine {
         cancelTimer(.backoff)
         failPending(error)
         if session?.confirmed == false { session = nil }
-        enter(.idle)
-        failWaiters(error)
+        leaveRound(for: .idle, failing: error)
         complete(call, .success(.none))
     }
 
@@ -159,7 +156,7 @@ extension SDKStateMachine {
     func callError(needsConnection: Bool, _ detail: String) -> ChatError? {
         guard settings != nil else { return SDKError.notInitialized }
         guard session?.confirmed == true else { return ChatError(.notLoggedIn) }
-        guard !needsConnection || phase == .connected else { return SDKError.notConnected(network: network, detail) }
+        guard !needsConnection || phase.isConnected else { return SDKError.notConnected(network: network, detail) }
         return nil
     }
 }

@@ -5,47 +5,48 @@ extension SDKStateMachine {
     /// Whether a lost or failed connection should be retried now: a logged-in (or
     /// logging-in) user, not disconnected on purpose, not kicked, app not in the background.
     var shouldReconnect: Bool {
-        guard settings != nil, let session, !stayOffline, app != .background else { return false }
+        guard settings != nil, let session, !stayOffline, !app.isBackground else { return false }
         if case .kicked = phase { return false }
         return session.confirmed || profile.retryLoginUntilAnswered
     }
 
-    /// Starts a round from the first backoff step: an attempt now, or a pause when
-    /// there is no network.
-    mutating func startRound(reconnect: Bool) {
-        failures = 0
+    /// Starts a round from the first backoff step, for the calls `waiting` on it: an
+    /// attempt now, or a pause when there is no network.
+    mutating func startRound(reconnect: Bool, waiting: [Waiter] = []) {
         cancelTimer(.backoff)
-        attempt(reconnect: reconnect)
+        attempt(reconnect: reconnect, Round(waiters: waiting))
     }
 
     /// Opens a socket for the next attempt, or pauses the loop when there is no network.
-    mutating func attempt(reconnect: Bool) {
+    mutating func attempt(reconnect: Bool, _ round: Round) {
         if network == .down {
-            enter(.paused)
+            enter(.paused(round))
         } else {
             emit(.openSocket)
-            enter(.opening(reconnect: reconnect))
+            enter(.opening(reconnect: reconnect, round))
         }
     }
 
     /// Arms the backoff timer for the next attempt, or pauses without a network.
-    mutating func scheduleRetry() {
+    mutating func scheduleRetry(_ round: Round) {
         guard network != .down else {
             cancelTimer(.backoff)
-            enter(.paused)
+            enter(.paused(round))
             return
         }
-        schedule(.backoff, milliseconds: profile.reconnectBackoff.delayMilliseconds(afterFailures: failures))
-        failures += 1
-        enter(.backingOff)
+        schedule(.backoff, milliseconds: profile.reconnectBackoff.delayMilliseconds(afterFailures: round.failures))
+        var next = round
+        next.failures += 1
+        enter(.backingOff(next))
     }
 
     /// The socket of an attempt failed before the server answered the login.
     mutating func attemptFailed(_ error: ChatError) {
         cancelTimer(.pongTimeout)
-        let onlyLogins = waiters.allSatisfy(\.isLogin)
-        if shouldReconnect, waiters.isEmpty || (onlyLogins && profile.retryLoginUntilAnswered) {
-            scheduleRetry()
+        let round = phase.round ?? Round()
+        let onlyLogins = round.waiters.allSatisfy(\.isLogin)
+        if shouldReconnect, round.waiters.isEmpty || (onlyLogins && profile.retryLoginUntilAnswered) {
+            scheduleRetry(round)
         } else {
             endRound(failing: error)
         }
@@ -56,8 +57,15 @@ extension SDKStateMachine {
         cancelTimer(.backoff)
         cancelTimer(.pongTimeout)
         if session?.confirmed == false { session = nil }
-        if case .kicked = phase {} else { enter(.idle) }
-        failWaiters(error)
+        leaveRound(for: phase.isKicked ? phase : .idle, failing: error)
+    }
+
+    /// Moves to `next`, leaving the round in progress, if any: the calls that waited on
+    /// it fail with `error`, after the status change.
+    mutating func leaveRound(for next: Phase, failing error: ChatError) {
+        let waiting = phase.round?.waiters ?? []
+        enter(next)
+        fail(waiting, error)
     }
 
     /// The server accepted the login.
@@ -67,18 +75,13 @@ extension SDKStateMachine {
             return
         }
         cancelTimer(.pongTimeout)
+        let waiting = phase.round?.waiters ?? []
         session?.user = user
         session?.confirmed = true
-        failures = 0
         stayOffline = false
-        enter(.connected)
-        if app != .background || backgroundHold != nil {
-            heartbeatActive = true
-            schedule(.keepAlive, seconds: profile.keepAliveInterval)
-        }
-        let done = waiters
-        waiters = []
-        for waiter in done {
+        enter(.connected(app.keepsHeartbeat ? .running(awaiting: nil) : .stopped))
+        if app.keepsHeartbeat { schedule(.keepAlive, seconds: profile.keepAliveInterval) }
+        for waiter in waiting {
             switch waiter {
             case .login(let call): complete(call, .success(.user(user)))
             case .connect(let call): complete(call, .success(.none))
@@ -92,8 +95,7 @@ extension SDKStateMachine {
         cancelTimer(.backoff)
         if session?.confirmed == false { session = nil }
         emit(.connectionEvent(listeners: connectionListeners, .error(error)))
-        enter(.idle)
-        failWaiters(error)
+        leaveRound(for: .idle, failing: error)
     }
 
     /// An established connection went away without being asked to.
@@ -101,10 +103,7 @@ extension SDKStateMachine {
         stopHeartbeat()
         failPending(error)
         enter(.idle)
-        if shouldReconnect {
-            failures = 0
-            scheduleRetry()
-        }
+        if shouldReconnect { scheduleRetry(Round()) }
     }
 
     /// `device.kicked` or close 4001: no reconnection (003, "Reconnection kick strategy").
@@ -117,8 +116,7 @@ extension SDKStateMachine {
         cancelTimer(.backoff)
         let error = ChatError(.webSocketError, "Another device took over: \(reason)")
         failPending(error)
-        enter(.kicked(reason: reason))
-        failWaiters(error)
+        leaveRound(for: .kicked(reason: reason), failing: error)
     }
 
     /// Completes a logout: the session is cleared and the socket closed.
@@ -145,8 +143,7 @@ extension SDKStateMachine {
         cancelTimer(.backoff)
         failPending(error)
         if session?.confirmed == false { session = nil }
-        if case .kicked = phase {} else { enter(.idle) }
-        failWaiters(error)
+        leaveRound(for: phase.isKicked ? phase : .idle, failing: error)
     }
 
     /// Stops a reconnection loop that is waiting (backoff or network), as in the background.
@@ -155,17 +152,21 @@ extension SDKStateMachine {
         case .backingOff, .paused:
             cancelTimer(.backoff)
             if session?.confirmed == false { session = nil }
-            enter(.idle)
-            failWaiters(error)
+            leaveRound(for: .idle, failing: error)
         default:
             break
         }
     }
 
+    /// Fails the calls waiting on the round in progress; the round goes on without them.
     mutating func failWaiters(_ error: ChatError) {
-        let done = waiters
-        waiters = []
-        for waiter in done {
+        let waiting = phase.round?.waiters ?? []
+        phase.round?.waiters = []
+        fail(waiting, error)
+    }
+
+    mutating func fail(_ waiting: [Waiter], _ error: ChatError) {
+        for waiter in waiting {
             switch waiter {
             case .login(let call), .connect(let call): complete(call, .failure(error))
             }
@@ -176,7 +177,6 @@ extension SDKStateMachine {
     mutating func failPending(_ error: ChatError) {
         let done = pending
         pending = []
-        heartbeatInFlight = nil
         for entry in done {
             switch entry.request {
             case .heartbeat: break
@@ -187,33 +187,31 @@ extension SDKStateMachine {
 
     // MARK: Heartbeat
 
-    /// Sends a heartbeat ping and arms its reply deadline.
+    /// Sends a heartbeat ping and arms its reply deadline (connected phase only).
     mutating func sendHeartbeat() {
         let id = send(.ping)
         pending.append((id, .heartbeat))
-        heartbeatInFlight = id
+        phase = .connected(.running(awaiting: id))
         schedule(.pongTimeout, seconds: profile.pongTimeout)
     }
 
     /// Restarts the heartbeat with a ping right away (the server may be close to its timeout).
     mutating func resumeHeartbeat() {
-        guard phase == .connected, !heartbeatActive else { return }
-        heartbeatActive = true
+        guard phase == .connected(.stopped) else { return }
         sendHeartbeat()
     }
 
     mutating func stopHeartbeat() {
-        heartbeatActive = false
-        heartbeatInFlight = nil
+        if phase.isConnected { phase = .connected(.stopped) }
         cancelTimer(.keepAlive)
         cancelTimer(.pongTimeout)
     }
 
     /// A heartbeat ping was answered.
     mutating func heartbeatAnswered(_ id: RequestID) {
-        guard id == heartbeatInFlight else { return }
-        heartbeatInFlight = nil
+        guard phase == .connected(.running(awaiting: id)) else { return }
+        phase = .connected(.running(awaiting: nil))
         cancelTimer(.pongTimeout)
-        if heartbeatActive { schedule(.keepAlive, seconds: profile.keepAliveInterval) }
+        schedule(.keepAlive, seconds: profile.keepAliveInterval)
     }
 }

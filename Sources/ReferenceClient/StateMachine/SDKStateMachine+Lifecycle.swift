@@ -11,7 +11,7 @@ extension SDKStateMachine {
     mutating func configureServices(_ state: ApplicationState, _ call: CallID?) {
         if let window = profile.backgroundTaskWindow {
             servicesConfigured = true
-            if state == .didBackground, app == .background, backgroundHold != .task, phase == .connected {
+            if state == .didBackground, app.isBackground, app != .background(hold: .task), phase.isConnected {
                 startBackgroundTask(window)
             }
         }
@@ -23,8 +23,8 @@ extension SDKStateMachine {
     }
 
     mutating func didBackground() {
-        guard app != .background else { return }
-        app = .background
+        guard !app.isBackground else { return }
+        app = .background(hold: nil)
         let error = ChatError(.webSocketError, "The app went to the background")
         if servicesConfigured, let window = profile.backgroundTaskWindow {
             stopWaitingLoop(error)
@@ -36,7 +36,7 @@ extension SDKStateMachine {
             // Manual mode: the socket stays, but a suspended app sends nothing. One last
             // ping makes the server's timeout count from now (project choice).
             stopWaitingLoop(error)
-            if phase == .connected {
+            if phase.isConnected {
                 stopHeartbeat()
                 let id = send(.ping)
                 pending.append((id, .heartbeat))
@@ -49,7 +49,7 @@ extension SDKStateMachine {
         case .disconnectAfterDelay:
             stopWaitingLoop(error)
             if let delay = profile.backgroundDisconnectAfter {
-                backgroundHold = .delay
+                app = .background(hold: .delay)
                 schedule(.backgroundWindow, seconds: delay)
             }
         }
@@ -57,7 +57,7 @@ extension SDKStateMachine {
 
     /// 002: the background task keeps the socket and its heartbeat for `window` seconds.
     mutating func startBackgroundTask(_ window: Double) {
-        backgroundHold = .task
+        app = .background(hold: .task)
         backgroundTaskEnabled = true
         schedule(.backgroundWindow, seconds: window)
         resumeHeartbeat()
@@ -65,26 +65,23 @@ extension SDKStateMachine {
 
     /// The background task or the background delay ran out.
     mutating func backgroundWindowEnded() {
-        guard let hold = backgroundHold else { return }
-        backgroundHold = nil
+        guard case .background(let hold?) = app else { return }
+        app = .background(hold: nil)
         if hold == .task { backgroundTaskEnabled = false }
-        if app == .background { suspendConnection() }
+        suspendConnection()
     }
 
     mutating func foreground() {
         let previous = app
         app = .active
-        guard previous == .background else { return }
-        if backgroundHold != nil {
-            backgroundHold = nil
-            cancelTimer(.backgroundWindow)
-        }
-        if profile.resetBackoffOnForeground { failures = 0 }
+        guard previous.isBackground else { return }
+        if previous != .background(hold: nil) { cancelTimer(.backgroundWindow) }
+        if profile.resetBackoffOnForeground { phase.round?.failures = 0 }
         switch phase {
         case .connected:
             resumeHeartbeat()
-        case .backingOff:
-            if profile.resetBackoffOnForeground { scheduleRetry() }
+        case .backingOff(let round):
+            if profile.resetBackoffOnForeground { scheduleRetry(round) }
         case .idle:
             // 000 "Default SDK behaviour": auto mode reconnects on return; manual mode
             // waits for connect() (000 "Reconnection").
@@ -97,16 +94,16 @@ extension SDKStateMachine {
     mutating func networkChanged(to condition: NetworkCondition) {
         guard condition != network else { return }
         network = condition
-        if profile.resetBackoffOnNetworkChange { failures = 0 }
+        if profile.resetBackoffOnNetworkChange { phase.round?.failures = 0 }
         if condition == .down {
             networkLost()
             return
         }
         switch phase {
-        case .paused:
-            if shouldReconnect { scheduleRetry() } else { endRound(failing: ChatError(.noInternet)) }
-        case .backingOff:
-            if profile.resetBackoffOnNetworkChange { scheduleRetry() }
+        case .paused(let round):
+            if shouldReconnect { scheduleRetry(round) } else { endRound(failing: ChatError(.noInternet)) }
+        case .backingOff(let round):
+            if profile.resetBackoffOnNetworkChange { scheduleRetry(round) }
         default:
             break
         }
@@ -125,9 +122,9 @@ extension SDKStateMachine {
         case .loggingOut(_, let call):
             emit(.dropSocket)
             finishLogout(call, closeSocket: false)
-        case .backingOff:
+        case .backingOff(let round):
             cancelTimer(.backoff)
-            enter(.paused)
+            enter(.paused(round))
         case .idle, .paused, .kicked:
             break
         }

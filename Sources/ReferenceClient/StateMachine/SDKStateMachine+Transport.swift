@@ -6,7 +6,7 @@ extension SDKStateMachine {
     /// The socket asked for by `openSocket` is open: log in on it.
     public mutating func socketOpened(now: Instant) -> [SDKAction] {
         begin(now)
-        guard case .opening(let reconnect) = phase else { return finish() }
+        guard case .opening(let reconnect, let round) = phase else { return finish() }
         guard let settings, let session else {
             emit(.dropSocket)
             endRound(failing: ChatError(.notLoggedIn))
@@ -22,7 +22,7 @@ extension SDKStateMachine {
         }
         let id = send(.login(login))
         schedule(.pongTimeout, seconds: profile.pongTimeout)
-        phase = .authenticating(id, reconnect: reconnect)
+        phase = .authenticating(id, reconnect: reconnect, round)
         return finish()
     }
 
@@ -91,9 +91,9 @@ extension SDKStateMachine {
         guard armedTimers.remove(kind) != nil else { return finish() }
         switch kind {
         case .backoff:
-            if phase == .backingOff { attempt(reconnect: true) }
+            if case .backingOff(let round) = phase { attempt(reconnect: true, round) }
         case .keepAlive:
-            if phase == .connected, heartbeatActive { sendHeartbeat() }
+            if case .connected(.running) = phase { sendHeartbeat() }
         case .pongTimeout:
             replyTimedOut()
         case .backgroundWindow:
@@ -121,7 +121,7 @@ extension SDKStateMachine {
 
     /// Routes a reply to whatever sent the request.
     mutating func reply(to id: RequestID, _ outcome: Result<JSONObject, ChatError>) {
-        if case .authenticating(let loginID, _) = phase, loginID == id {
+        if case .authenticating(let loginID, _, _) = phase, loginID == id {
             switch outcome {
             case .success(let body): loginAccepted(body)
             case .failure(let error): loginRejected(error)

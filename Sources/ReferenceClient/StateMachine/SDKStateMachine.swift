@@ -35,6 +35,12 @@ import MockChatCore
 /// Status: `idle`/`paused` are disconnected; `opening`/`authenticating`/`backingOff`
 /// are connecting; `connected`/`loggingOut` are connected; `kicked` is kicked.
 ///
+/// Each phase carries its own data, so no combination of loose variables can say two
+/// things at once: the phases of a round (`opening`, `authenticating`, `backingOff`,
+/// `paused`) hold its ``Round`` (backoff step, waiting calls), `connected` holds the
+/// ``Heartbeat``, `loggingOut` the logout request, `kicked` the reason; the app state
+/// holds the background hold that keeps a socket alive.
+///
 /// ## Behaviour and its sources
 /// - **Auto mode** (000, "Default SDK behaviour", "Auto Mode"): login opens the socket,
 ///   logout closes it; after ``SDKCommand/relaunch`` the persisted user makes
@@ -91,13 +97,8 @@ public struct SDKStateMachine: Sendable {
     var app: AppState = .active
     var network: NetworkCondition = .up
     var servicesConfigured = false
-    var backgroundHold: BackgroundHold?
     /// What `backgroundTaskEnabled()` answers.
     public internal(set) var backgroundTaskEnabled = false
-    var heartbeatActive = false
-    var heartbeatInFlight: RequestID?
-    var failures = 0
-    var waiters: [Waiter] = []
     var pending: [(id: RequestID, request: PendingRequest)] = []
     var nextRequestNumber: Int64 = 1
     var userListeners: [String] = []

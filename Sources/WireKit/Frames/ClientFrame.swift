@@ -1,9 +1,10 @@
-/// One client WebSocket frame as the wire fuzzer builds it, well-formed or not
-/// (RFC 6455 §5.2): every header field can be set to any value, and the length in
-/// the header can differ from the payload that follows.
-struct FrameSpec: Sendable, Equatable {
+/// One client WebSocket frame, well-formed or not (RFC 6455 §5.2): every header field
+/// can be set to any value, and the length in the header can differ from the payload
+/// that follows, so the fuzzer and the robustness tests can write broken frames.
+/// For a stream of well-formed frames on a hot path, use ``ClientFrameEncoder``.
+public struct ClientFrame: Sendable, Equatable {
     /// How the payload length is written.
-    enum LengthForm: Sendable, Equatable {
+    public enum LengthForm: Sendable, Equatable {
         /// 7 bits, 16 bits or 64 bits, whichever is the shortest (the only valid form).
         case minimal
         /// Always the 16-bit form (126).
@@ -12,34 +13,38 @@ struct FrameSpec: Sendable, Equatable {
         case sixtyFour
     }
 
-    var fin = true
+    /// Whether this is the last frame of a message.
+    public var fin: Bool
     /// RSV1-3 as the low three bits.
-    var rsv: UInt8 = 0
+    public var rsv: UInt8
     /// 4 bits: 0 continuation, 1 text, 2 binary, 8 close, 9 ping, 10 pong.
-    var opcode: UInt8
-    var masked = true
-    var payload: [UInt8]
+    public var opcode: UInt8
+    /// Whether the payload is masked (clients must mask).
+    public var masked: Bool
+    /// The payload before masking.
+    public var payload: [UInt8]
     /// The length written in the header; nil writes the payload's.
-    var declaredLength: UInt64?
-    var lengthForm = LengthForm.minimal
+    public var declaredLength: UInt64?
+    /// How the length is written (only ``LengthForm/minimal`` is valid).
+    public var lengthForm: LengthForm
 
-    /// The frame's bytes, masked with `mask` when ``masked``.
-    func encoded(mask: UInt32) -> [UInt8] {
-        var bytes: [UInt8] = [(fin ? 0x80 : 0) | ((rsv & 0x7) << 4) | (opcode & 0xF)]
-        let length = declaredLength ?? UInt64(payload.count)
-        let maskBit: UInt8 = masked ? 0x80 : 0
-        let form: LengthForm = lengthForm == .minimal ? (length < 126 ? .minimal : length < 65_536 ? .sixteen : .sixtyFour)
-                                                      : lengthForm
-        switch form {
-        case .minimal:
-            bytes.append(maskBit | UInt8(length))
-        case .sixteen:
-            bytes.append(maskBit | 126)
-            bytes += [UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
-        case .sixtyFour:
-            bytes.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt64(shift))) }
-        }
+    /// A frame; the defaults make a valid final, masked frame.
+    public init(fin: Bool = true, rsv: UInt8 = 0, opcode: UInt8, masked: Bool = true, payload: [UInt8],
+                declaredLength: UInt64? = nil, lengthForm: LengthForm = .minimal) {
+        self.fin = fin
+        self.rsv = rsv
+        self.opcode = opcode
+        self.masked = masked
+        self.payload = payload
+        self.declaredLength = declaredLength
+        self.lengthForm = lengthForm
+    }
+
+    /// The frame's bytes, masked with `mask` (the key, big-endian) when ``masked``.
+    public func encoded(mask: UInt32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        FrameHeader.append(fin: fin, rsv: rsv, opcode: opcode, masked: masked, length: declaredLength ?? UInt64(payload.count),
+                           form: lengthForm, to: &bytes)
         guard masked else { return bytes + payload }
         let key = [UInt8(truncatingIfNeeded: mask >> 24), UInt8(truncatingIfNeeded: mask >> 16),
                    UInt8(truncatingIfNeeded: mask >> 8), UInt8(truncatingIfNeeded: mask)]
@@ -73,7 +78,7 @@ struct FrameSpec: Sendable, Equatable {
     }
 
     /// A close frame's payload: the code, big-endian, then the reason.
-    static func closePayload(code: UInt16, reason: [UInt8] = []) -> [UInt8] {
+    public static func closePayload(code: UInt16, reason: [UInt8] = []) -> [UInt8] {
         [UInt8(code >> 8), UInt8(code & 0xFF)] + reason
     }
 }

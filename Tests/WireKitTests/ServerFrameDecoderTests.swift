@@ -1,8 +1,8 @@
-import LoadGenerator
+import WireKit
 import Testing
 
-@Suite("Generator wire codec")
-struct WireCodecTests {
+@Suite("Server frame decoder")
+struct ServerFrameDecoderTests {
     /// Server frames as a server writes them: unmasked.
     func serverFrame(opcode: UInt8 = 1, fin: Bool = true, _ payload: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
@@ -50,33 +50,11 @@ struct WireCodecTests {
         #expect(throws: ServerFrameDecoder.Failure.self) { try decode([[0xC1, 0]]) }
     }
 
-    @Test("client frames are masked and unmask to the payload")
-    func masking() {
-        var encoder = ClientFrameEncoder(seed: 7)
-        var frame: [UInt8] = []
-        encoder.appendText(Array("{\"id\":2,\"op\":\"ping\"}".utf8), to: &frame)
-        #expect(frame[0] == 0x81)
-        #expect(frame[1] == 0x80 | 20)
-        let key = Array(frame[2..<6])
-        let payload = frame[6...].enumerated().map { $0.element ^ key[$0.offset & 3] }
-        #expect(String(decoding: payload, as: UTF8.self) == "{\"id\":2,\"op\":\"ping\"}")
-    }
-
-    @Test("replies and presence events are recognised by their first bytes")
-    func kinds() {
-        func kind(_ text: String) -> ServerFrameKind {
-            Array(text.utf8).withUnsafeBytes { ServerFrameKind($0) }
-        }
-        #expect(kind(#"{"id":42,"result":{"pong":true,"serverTime":1.0}}"#) == .reply(id: 42, ok: true))
-        #expect(kind(#"{"id":3,"error":{"errorCode":"ERR_NOT_LOGGED_IN"}}"#) == .reply(id: 3, ok: false))
-        #expect(kind(#"{"event":"user.online","user":{"uid":"bench-u7","status":"online"}}"#)
-                == .presence(online: true, uid: "bench-u7"))
-        #expect(kind(#"{"event":"user.offline","user":{"uid":"bench-u7"}}"#) == .presence(online: false, uid: "bench-u7"))
-        // Other key orders and spacing go through the parser.
-        #expect(kind(#"{"result": {}, "id": 5}"#) == .reply(id: 5, ok: true))
-        #expect(kind(#"{"user":{"uid":"x"},"event":"user.online"}"#) == .presence(online: true, uid: "x"))
-        #expect(kind(#"{"event":"device.kicked","reason":"r"}"#) == .event("device.kicked"))
-        #expect(kind(#"{"id":"s","result":{}}"#) == .reply(id: nil, ok: true))
-        #expect(kind("not json") == .unknown)
+    @Test("a masked server frame is unmasked, an absurd length refused")
+    func maskedAndAbsurd() throws {
+        let masked = ClientFrame(opcode: 1, payload: Array("hi".utf8)).encoded(mask: 0x0102_0304)
+        #expect(try decode([masked]).map(\.1) == [Array("hi".utf8)])
+        #expect(throws: ServerFrameDecoder.Failure.self) { try decode([[0x81, 127, 0xFF, 0, 0, 0, 0, 0, 0, 1]]) }
+        #expect(throws: ServerFrameDecoder.Failure.self) { try decode([[0x80, 0]]) }
     }
 }

@@ -8,6 +8,7 @@ public struct ServerFrameDecoder: Sendable {
     /// Why the stream cannot be read as WebSocket frames.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Largest message accepted.
@@ -41,16 +42,20 @@ public struct ServerFrameDecoder: Sendable {
         _ bytes: UnsafeRawBufferPointer, deliver: (UInt8, UnsafeRawBufferPointer) -> Void
     ) throws(Failure) -> Int {
         var offset = 0
-        while let header = try FrameHeader(bytes, at: offset) {
-            let end = offset + header.headerLength + header.payloadLength
+        while let header = FrameHeader(bytes, at: offset) {
+            guard header.rsv == 0 else { throw Failure(description: "reserved bits set") }
+            guard header.payloadLength <= UInt64(Int32.max) else {
+                throw Failure(description: "frame length \(header.payloadLength) is absurd")
+            }
+            let end = offset + header.headerLength + Int(header.payloadLength)
             guard end <= bytes.count else { break }
-            guard header.payloadLength <= maxMessageBytes else {
+            guard Int(header.payloadLength) <= maxMessageBytes else {
                 throw Failure(description: "frame of \(header.payloadLength) bytes is over the limit")
             }
             let start = offset + header.headerLength
-            if let mask = header.mask {
+            if header.mask != nil {
                 var copy = Array(bytes[start..<end])
-                for index in copy.indices { copy[index] ^= mask[index & 3] }
+                for index in copy.indices { copy[index] ^= header.maskByte(index) }
                 let outcome = copy.withUnsafeBytes { payload in
                     Result { () throws(Failure) in try message(header, payload, deliver) }
                 }
@@ -88,47 +93,5 @@ public struct ServerFrameDecoder: Sendable {
             fragmentOpcode = header.opcode
             fragments.append(contentsOf: payload)
         }
-    }
-}
-
-/// The fixed part of one frame: flags, opcode, length and mask.
-struct FrameHeader {
-    var fin: Bool
-    var opcode: UInt8
-    var payloadLength: Int
-    var headerLength: Int
-    var mask: [UInt8]?
-
-    /// Reads the header at `offset`; nil when it is not complete yet.
-    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(ServerFrameDecoder.Failure) {
-        let available = bytes.count - offset
-        guard available >= 2 else { return nil }
-        let first = bytes[offset], second = bytes[offset + 1]
-        guard first & 0x70 == 0 else { throw .init(description: "reserved bits set") }
-        fin = first & 0x80 != 0
-        opcode = first & 0x0F
-        var length = Int(second & 0x7F)
-        var position = offset + 2
-        if length == 126 {
-            guard available >= 4 else { return nil }
-            length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
-            position += 2
-        } else if length == 127 {
-            guard available >= 10 else { return nil }
-            var value: UInt64 = 0
-            for index in 0..<8 { value = value << 8 | UInt64(bytes[position + index]) }
-            guard value <= UInt64(Int32.max) else { throw .init(description: "frame length \(value) is absurd") }
-            length = Int(value)
-            position += 8
-        }
-        if second & 0x80 != 0 {
-            guard bytes.count - position >= 4 else { return nil }
-            mask = Array(bytes[position..<(position + 4)])
-            position += 4
-        } else {
-            mask = nil
-        }
-        payloadLength = length
-        headerLength = position - offset
     }
 }
