@@ -51,6 +51,7 @@ struct ClusterSync {
         case .offline:
             return []
         case .catchingUp(var held):
+            state = .offline  // the enum lets go of the array, so the append does not copy it
             held.append(message)
             state = .catchingUp(held: held)
             return []

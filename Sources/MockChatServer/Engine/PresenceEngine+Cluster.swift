@@ -27,24 +27,23 @@ extension PresenceEngine {
         }
     }
 
-    /// The stream announced a device.
+    /// The stream announced a device. O(the user's devices), plus the fan-out when the
+    /// user comes online: the view is changed in place, never copied.
     public mutating func clusterDeviceAdded(_ device: ClusterDevice, now: Instant) -> [EngineAction] {
-        guard var view = cluster else { return [] }
-        let wasOnline = view.isOnline(device.uid)
-        guard view.devices[device.uid]?.contains(where: { $0.field == device.field }) != true else { return [] }
-        view.devices[device.uid, default: []].append(device)
-        cluster = view
-        guard !wasOnline else { return [] }
+        guard let known = cluster?.devices[device.uid] ?? (cluster == nil ? nil : []) else { return [] }
+        guard !known.contains(where: { $0.field == device.field }) else { return [] }
+        cluster?.devices[device.uid, default: []].append(device)
+        guard known.isEmpty else { return [] }
         setLastActive(device.uid, device.since)
         return presenceChanged(device.uid, online: true)
     }
 
-    /// The stream retracted a device (logout, close, kick, or its node died).
+    /// The stream retracted a device (logout, close, kick, or its node died). O(the
+    /// user's devices), plus the fan-out when the user goes offline.
     public mutating func clusterDeviceRemoved(uid: String, field: String, lastActiveAt: Double, now: Instant) -> [EngineAction] {
-        guard var view = cluster, var devices = view.devices[uid], devices.contains(where: { $0.field == field }) else { return [] }
+        guard var devices = cluster?.devices[uid], devices.contains(where: { $0.field == field }) else { return [] }
         devices.removeAll { $0.field == field }
-        view.devices[uid] = devices.isEmpty ? nil : devices
-        cluster = view
+        cluster?.devices[uid] = devices.isEmpty ? nil : devices
         guard devices.isEmpty else { return [] }
         setLastActive(uid, lastActiveAt)
         return presenceChanged(uid, online: false)
