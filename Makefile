@@ -4,7 +4,7 @@ MOCKCHAT = .build/debug/mockchat
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
 	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
-	bench-compare cli-smoke html-report-check cluster-test cluster-restart-test replay-smoke
+	bench-compare bench-cluster cli-smoke html-report-check cluster-test replay-smoke
 
 bootstrap:
 	@scripts/bootstrap
@@ -24,13 +24,10 @@ unit-tests: build
 protocol-smoke: build
 	scripts/protocol-smoke
 
-## Three `serve --cluster` nodes over a real redis-server: presence, kicks, reset, churn, kill -9, Redis restart.
+## Three `serve --cluster` nodes over a real redis-server: presence, kicks, mobile races, reset, churn,
+## kill -9, a stalled node, Redis restart.
 cluster-test: build
 	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test
-
-## The cluster test plus a Redis kill and restart (intermittent: see docs/CLUSTER.md).
-cluster-restart-test: build
-	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test --redis-restart
 
 ## The scenario catalogue against fresh in-process servers.
 scenarios: build
@@ -89,6 +86,11 @@ test-asan: bootstrap
 
 test-tsan: bootstrap
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## Presence across three `serve --cluster` nodes vs one node, and 3 x 19,000 connections on three nodes
+## (docs/BENCHMARKS.md, "Cluster"). BENCH_ARGS passes options, e.g. BENCH_ARGS="--quick --repeats 1".
+bench-cluster: bootstrap
+	scripts/bench-cluster $(BENCH_ARGS)
 
 ## A few seconds of every `mockchat bench` mode against a fresh server (works or not; no timing bound).
 bench-smoke: build

@@ -4,8 +4,10 @@
 Starts redis-server on a free loopback port (no persistence) and three nodes, then
 checks that the cluster behaves as one server: presence events cross nodes once,
 a second mobile device on another node kicks the first, the reconnect-kick refusal,
-users.get / users.list / control see cluster-wide state, reset clears the cluster,
-a churn run counted per watcher, `kill -9` of a node, and a Redis restart.
+two mobile logins racing on two nodes leave exactly one device (counted over many
+races), users.get / users.list / control see cluster-wide state, reset clears the
+cluster, a churn run counted per watcher, `kill -9` of a node, a node whose loop
+stalled past its liveness TTL registers again, and a Redis kill and restart.
 Every wait is on a condition with a deadline. The last line is
 "cluster-test: N passed, F failed".
 
@@ -31,6 +33,9 @@ try:
 except ImportError:  # websockets older than 13
     from websockets import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster_nodes import BANNER, node_command, redis_command, redis_ready  # noqa: E402
 
 AUTH_KEY = "mockchat-dev-key"
 DEADLINE = 10.0  # seconds any single condition may take
@@ -87,20 +92,10 @@ class Process:
 
 
 async def start_redis(port):
-    proc = await asyncio.create_subprocess_exec(
-        shutil.which("redis-server") or "redis-server", "--port", str(port), "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--logfile", "", "--loglevel", "warning",
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(*redis_command(port, "verbose"), stdout=asyncio.subprocess.DEVNULL,
+                                                stderr=asyncio.subprocess.PIPE)
     redis = Process("redis", proc)
-
-    def answers():
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-    await wait_for(answers, f"redis-server on port {port}")
+    await wait_for(lambda: redis_ready(port), f"redis-server on port {port}")
     return redis
 
 
@@ -113,12 +108,10 @@ class Node:
 
     @classmethod
     async def start(cls, mockchat, name, redis_port, fixtures, ttl):
-        proc = await asyncio.create_subprocess_exec(
-            mockchat, "serve", "--port", "0", "--fixtures", fixtures, "--cluster", f"redis://127.0.0.1:{redis_port}",
-            "--node", name, "--node-ttl", str(ttl), "--trace-capacity", "0",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        proc = await asyncio.create_subprocess_exec(*node_command(mockchat, name, redis_port, fixtures, ttl),
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         banner = (await asyncio.wait_for(proc.stdout.readline(), DEADLINE)).decode()
-        match = re.match(r"MockChat listening on (ws://\S+)", banner)
+        match = BANNER.match(banner)
         expect(match, f"node {name}: unexpected banner {banner!r}")
         asyncio.ensure_future(proc.stdout.read())  # drain the rest of the banner
         node = cls(name, Process(name, proc), match.group(1))
@@ -199,8 +192,11 @@ class Client:
 
 def check_churn(label, uid, seen, cycles):
     """Every cycle's online then offline, once each, in order."""
-    expect(seen == ["online", "offline"] * cycles,
-           f"{label} saw {len(seen)} events for {uid}, expected {2 * cycles} alternating online/offline")
+    expected = ["online", "offline"] * cycles
+    first = next((i for i, (a, b) in enumerate(zip(seen, expected)) if a != b), min(len(seen), len(expected)))
+    expect(seen == expected,
+           f"{label} saw {len(seen)} events for {uid}, expected {2 * cycles} alternating online/offline; "
+           f"first difference at event {first}: {''.join('+' if s == 'online' else '-' for s in seen)}")
 
 
 def check_churn_rejects_wrong_counts():
@@ -217,13 +213,86 @@ def check_churn_rejects_wrong_counts():
 
 async def barrier(nodes_watchers, marker_node, marker_uid):
     """Logs `marker_uid` in and out on `marker_node` and waits until every watcher has
-    seen its offline: every presence event published before it has then arrived too."""
+    seen its offline: every presence event published before it has then arrived too.
+    Each watcher pings first, which keeps it within the heartbeat timeout."""
+    await asyncio.gather(*(w.request("ping") for w in nodes_watchers))
     before = {w.label: w.presence({marker_uid}).count((marker_uid, "offline")) for w in nodes_watchers}
     client = await Client.login(marker_node, marker_uid, "marker", presence="none")
     await client.request("logout")
     await client.closed()
     await wait_for(lambda: all(w.presence({marker_uid}).count((marker_uid, "offline")) == before[w.label] + 1
                                for w in nodes_watchers), f"every watcher to see {marker_uid}'s barrier")
+
+
+async def logged_in_mobiles(nodes, uid):
+    """The fields (`node/connection`) of `uid`'s logged-in mobile sessions, as each node reports its own."""
+    held = []
+    for node in nodes:
+        for entry in node.control("GET", "/control/connections")["connections"]:
+            if entry.get("node") == node.name and entry.get("uid") == uid and entry.get("platform") == "mobile" \
+                    and entry.get("state") == "logged-in":
+                held.append(f"{node.name}/{entry['id']}")
+    return held
+
+
+async def mobile_races(a, b, c, watchers, races):
+    """Races two mobile logins of ivan, one on a and one on b, `races` times per mode:
+    plain logins (the later one in Redis's order kicks the other: device.kicked, 4001)
+    and reconnects asking not to kick (the later one is refused: 4004). Returns the
+    outcome of every race; fails on any race that leaves more or less than one device."""
+    outcomes = []
+    for mode in ("kick", "refuse"):
+        extra = {"reconnect": True, "reconnectKickEnable": True} if mode == "refuse" else {}
+        for race in range(races):
+            pair = await asyncio.gather(
+                Client.login(a, "ivan", f"ivan-{mode}-{race}-a", platform="mobile", presence="none", expect_ok=False, **extra),
+                Client.login(b, "ivan", f"ivan-{mode}-{race}-b", platform="mobile", presence="none", expect_ok=False, **extra))
+            await barrier(watchers, c, "judy")
+            held = await logged_in_mobiles([a, b], "ivan")
+            survivors = [p for p in pair if "result" in p.reply(1)]
+            outcome = (mode, len(held), "a" if held and held[0].startswith("a/") else "b")
+            outcomes.append(outcome)
+            if len(held) != 1:
+                for p in pair:
+                    if p.close_code is None:
+                        await p.close()
+                continue
+            winner = next(p for p, node in zip(pair, "ab") if node == outcome[2])
+            loser = pair[1] if winner is pair[0] else pair[0]
+            code = await loser.closed()
+            if mode == "kick":
+                kicked = loser.events("device.kicked")
+                expect(code == 4001 and len(kicked) == 1 and kicked[0]["byDeviceId"] == winner.label.split("/")[1].split("@")[0],
+                       f"race {race}: the kicked device got {kicked} and close {code}")
+            else:
+                expect(survivors == [winner], f"race {race}: login replies {[p.reply(1) for p in pair]}")
+                expect(loser.reply(1).get("error", {}).get("errorCode") == "ERR_RECONNECT_KICK_REFUSED" and code == 4004,
+                       f"race {race}: the refused device got {loser.reply(1)} and close {code}")
+            expect(winner.close_code is None, f"race {race}: the surviving device was closed with {winner.close_code}")
+            await winner.request("logout")
+            await winner.closed()
+    await barrier(watchers, c, "judy")
+    wrong = [o for o in outcomes if o[1] != 1]
+    expect(not wrong, f"{len(wrong)} of {len(outcomes)} races did not leave exactly one mobile device: "
+                      f"{describe_races(outcomes)}")
+    for w in watchers:
+        expect(w.presence({"ivan"}) == [("ivan", "online"), ("ivan", "offline")] * len(outcomes),
+               f"{w.label} saw {len(w.presence({'ivan'}))} presence events of ivan for {len(outcomes)} races")
+    return outcomes
+
+
+def describe_races(outcomes):
+    """Counts of outcomes per mode, e.g. 'kick: 50 races, 1 survivor 50 (a 26, b 24)'."""
+    parts = []
+    for mode in ("kick", "refuse"):
+        mine = [o for o in outcomes if o[0] == mode]
+        if not mine:
+            continue
+        one = [o for o in mine if o[1] == 1]
+        parts.append(f"{mode}: {len(mine)} races, exactly one survivor in {len(one)} "
+                     f"(a {sum(o[2] == 'a' for o in one)}, b {sum(o[2] == 'b' for o in one)}), "
+                     f"two survivors in {sum(o[1] == 2 for o in mine)}, none in {sum(o[1] == 0 for o in mine)}")
+    return "; ".join(parts)
 
 
 async def run(args, report):
@@ -301,6 +370,10 @@ async def run(args, report):
             expect(w.presence({"bob"}) == [("bob", "online")], f"{w.label} saw {w.presence({'bob'})} for bob")
         report("cross-node kick (4001) and reconnect-kick refusal (4004)")
 
+        # 3b. Two mobile logins of one user on two nodes at once: Redis decides, exactly one survives.
+        outcomes = await mobile_races(a, b, c, watchers, args.races)
+        report(f"mobile slot races on two nodes: {describe_races(outcomes)}")
+
         # 4. Reset on a closes every connection on every node and clears presence.
         a.control("POST", "/control/reset", {})
         for client in watchers + [phone2]:
@@ -359,34 +432,66 @@ async def run(args, report):
         report(f"kill -9 of a node: its 3 users offline on the others exactly once, after {detected:.2f} s "
                f"(TTL {args.ttl} ms)")
 
-        # 7. Redis killed: nodes keep serving alone; restarted: they rejoin and converge.
-        # About one run in four does not converge within 10 s after the restart (a
-        # known defect, docs/CLUSTER.md), so `make test` leaves this step out.
-        if args.redis_restart:
-            await redis.kill(signal.SIGKILL)
-            await wait_for(lambda: a.process.count("unreachable") >= 1 and b.process.count("unreachable") >= 1,
-                           "a and b to log the outage")
-            frank = await Client.login(a, "frank", "frank-a")
-            await wait_for(lambda: watchers[0].presence({"frank"})[-1:] == [("frank", "online")],
-                           "a's own watcher to see frank while Redis is down")
-            grace = await Client.login(b, "grace", "grace-b")
-            await grace.request("logout")
-            redis = await start_redis(redis_port)
-            processes.append(redis)
-            await wait_for(lambda: a.process.count("reconnected") >= 1 and b.process.count("reconnected") >= 1,
-                           "a and b to reconnect")
-            await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "online")],
-                           "b's watcher to learn of frank after Redis returned")
-            await wait_for(lambda: a.control("GET", "/control/presence")["online"]
-                           == b.control("GET", "/control/presence")["online"], "a and b to agree on presence")
-            online = a.control("GET", "/control/presence")["online"]
-            expect(online == ["frank", "peggy", "trent"], f"presence after Redis restart: {online}")
-            heidi = await Client.login(b, "heidi", "heidi-b")
-            await wait_for(lambda: watchers[0].presence({"heidi"})[-1:] == [("heidi", "online")],
-                           "a's watcher to see a login on b after the restart")
-            report("Redis restart: nodes serve alone, log it, and converge when it returns")
+        # 7. Node b's loop stalls longer than its liveness key lives: a reaps b's users,
+        # then b notices its expired key, registers again, and a sees them back.
+        ivan = await Client.login(b, "ivan", "ivan-b")
+        await wait_for(lambda: watchers[0].presence({"ivan"}) == [("ivan", "online")], "a to see ivan on b")
+        stall_ms = 2 * args.ttl
+        stalled_at = time.monotonic()
+        stall = asyncio.ensure_future(asyncio.to_thread(b.control, "POST", "/control/debug/stall", {"ms": stall_ms}))
+        await wait_for(lambda: watchers[0].presence({"ivan", "peggy"})[-2:] in
+                       ([("ivan", "offline"), ("peggy", "offline")], [("peggy", "offline"), ("ivan", "offline")]),
+                       "a to see b's users go offline during the stall", timeout=stall_ms / 1000 + DEADLINE)
+        reaped = time.monotonic() - stalled_at
+        await stall
+        resumed_at = time.monotonic()
+        await wait_for(lambda: all(watchers[0].presence({uid})[-1:] == [(uid, "online")] for uid in ("ivan", "peggy")),
+                       "a to see b's users online again after b registered again")
+        back = time.monotonic() - resumed_at
+        await wait_for(lambda: b.process.count("liveness key of node b had expired") == 1,
+                       "b to log once that its liveness key had expired")
+        await barrier(watchers[:2], a, "judy")
+        for uid in ("ivan", "peggy"):
+            seen = [status for _, status in watchers[0].presence({uid})]
+            expect(seen[-3:] == ["online", "offline", "online"], f"{watchers[0].label} saw {seen} for {uid}")
+        expect(a.control("GET", "/control/presence")["online"] == b.control("GET", "/control/presence")["online"],
+               "a and b disagree after b registered again")
+        await ivan.request("logout")
+        report(f"a {stall_ms} ms stall of node b: its users offline on a after {reaped:.2f} s, online again "
+               f"{back * 1000:.0f} ms after the stall ended (b registered again)")
 
-        # 8. SIGTERM: a node's users go offline on the others at once, and it exits 0.
+        # 8. Redis killed: nodes keep serving alone; restarted: they rejoin and converge,
+        # each learning of the other's logins and logouts during the outage.
+        await redis.kill(signal.SIGKILL)
+        await wait_for(lambda: a.process.count("unreachable") >= 1 and b.process.count("unreachable") >= 1,
+                       "a and b to log the outage")
+        frank = await Client.login(a, "frank", "frank-a")
+        await wait_for(lambda: watchers[0].presence({"frank"})[-1:] == [("frank", "online")],
+                       "a's own watcher to see frank while Redis is down")
+        grace = await Client.login(b, "grace", "grace-b")
+        await grace.request("logout")
+        bob = await Client.login(b, "bob", "bob-b")
+        await wait_for(lambda: watchers[1].presence({"bob"})[-1:] == [("bob", "online")],
+                       "b's own watcher to see bob while Redis is down")
+        redis = await start_redis(redis_port)
+        processes.append(redis)
+        restarted_at = time.monotonic()
+        await wait_for(lambda: a.process.count("reconnected") >= 1 and b.process.count("reconnected") >= 1,
+                       "a and b to reconnect")
+        await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "online")]
+                       and watchers[0].presence({"bob"})[-1:] == [("bob", "online")],
+                       "each node to learn of the other's login during the outage")
+        await wait_for(lambda: a.control("GET", "/control/presence")["online"]
+                       == b.control("GET", "/control/presence")["online"], "a and b to agree on presence")
+        converged = time.monotonic() - restarted_at
+        online = a.control("GET", "/control/presence")["online"]
+        expect(online == ["bob", "frank", "peggy", "trent"], f"presence after Redis restart: {online}")
+        heidi = await Client.login(b, "heidi", "heidi-b")
+        await wait_for(lambda: watchers[0].presence({"heidi"})[-1:] == [("heidi", "online")],
+                       "a's watcher to see a login on b after the restart")
+        report(f"Redis restart: nodes serve alone, log it, and agree {converged:.2f} s after it returns")
+
+        # 9. SIGTERM: a node's users go offline on the others at once, and it exits 0.
         await a.process.kill(signal.SIGTERM)
         expect(a.process.proc.returncode == 0, f"node a exited {a.process.proc.returncode} after SIGTERM")
         await wait_for(lambda: watchers[1].presence({"frank"})[-1:] == [("frank", "offline")],
@@ -399,11 +504,20 @@ async def run(args, report):
             except Exception:
                 pass
         shutil.rmtree(work, ignore_errors=True)
+        failing = sys.exc_info()[0] is not None
         for process in processes:
-            if process.name != "redis" and any("Fatal" in line or "error:" in line.lower() for line in process.lines):
+            if process.name == "redis":
+                for line in process.lines if failing else []:
+                    print(f"cluster-test: redis-server (exit {process.proc.returncode}): {line}", file=sys.stderr)
+                continue
+            if any("Fatal" in line or "error:" in line.lower() for line in process.lines):
                 print(f"cluster-test: log of node {process.name}:", file=sys.stderr)
                 for line in process.lines[-30:]:
                     print("  | " + line, file=sys.stderr)
+            elif failing:
+                # What the node's cluster link went through, for the failure's diagnosis.
+                for line in (line for line in process.lines if "cluster:" in line and "joined" not in line):
+                    print(f"cluster-test: node {process.name}: {line}", file=sys.stderr)
 
 
 def main():
@@ -413,8 +527,7 @@ def main():
     parser.add_argument("--ttl", type=int, default=1500, help="--node-ttl of every node, in ms")
     parser.add_argument("--cycles", type=int, default=25, help="login/logout cycles per churning user")
     parser.add_argument("--seed", type=int, default=20261123)
-    parser.add_argument("--redis-restart", action="store_true",
-                        help="also kill and restart redis-server and check that the nodes converge")
+    parser.add_argument("--races", type=int, default=50, help="mobile login races per mode")
     args = parser.parse_args()
     passed = []
 

@@ -18,11 +18,15 @@ struct BenchCommand: ParsableCommand {
 
 /// Options every bench mode takes.
 struct BenchCommonOptions: ParsableArguments {
-    @Option(help: "The server on loopback: ws://HOST:PORT[/v1/ws] or HOST:PORT.")
+    @Option(help: """
+        The server on loopback: ws://HOST:PORT[/v1/ws] or HOST:PORT. Several, comma-separated, are the nodes \
+        of one cluster: idle spreads its connections over them, presence puts its subscribers on the first \
+        and its churning users on the others.
+        """)
     var server = "127.0.0.1:8080"
 
-    @Option(help: "The server's process id, for its CPU time and memory.")
-    var serverPid: Int32?
+    @Option(help: "The server's process id (comma-separated for several servers), for CPU time and memory.")
+    var serverPid: String?
 
     @Option(help: "Comma-separated local addresses to bind connections to, e.g. 127.0.0.2,127.0.0.3.")
     var sources: String?
@@ -37,12 +41,20 @@ struct BenchCommonOptions: ParsableArguments {
     var noProgress = false
 
     func target() throws -> BenchTarget {
-        guard let address = SocketAddress(server: server) else {
-            throw ValidationError("--server takes ws://HOST:PORT[/v1/ws] or HOST:PORT, got '\(server)'")
+        var addresses: [SocketAddress] = []
+        for text in server.split(separator: ",").map(String.init) {
+            guard let address = SocketAddress(server: text) else {
+                throw ValidationError("--server takes ws://HOST:PORT[/v1/ws] or HOST:PORT, got '\(text)'")
+            }
+            guard address.isLoopback else { throw ValidationError("the load generator only targets loopback addresses") }
+            addresses.append(address)
         }
-        guard address.isLoopback else { throw ValidationError("the load generator only targets loopback addresses") }
-        var target = BenchTarget(address: address)
-        target.serverPID = serverPid
+        guard !addresses.isEmpty else { throw ValidationError("--server needs at least one address") }
+        var target = BenchTarget(addresses: addresses)
+        for text in (serverPid ?? "").split(separator: ",") {
+            guard let pid = Int32(text) else { throw ValidationError("--server-pid takes process ids, got '\(text)'") }
+            target.serverPIDs.append(pid)
+        }
         target.authKey = authKey
         target.showProgress = !noProgress
         if let sources {

@@ -1,4 +1,5 @@
 import CLibUV
+import COpenSSL
 
 /// One asynchronous connection to Redis, driven by hiredis's libuv adapter on the
 /// loop's own thread: no second event loop and no thread.
@@ -14,6 +15,8 @@ public final class RedisConnection {
     public private(set) var isConnected = false
     private var context: UnsafeMutablePointer<redisAsyncContext>?
     private var subscription: Unmanaged<Callback>?
+    /// SHA-1s of the scripts this connection has sent with `SCRIPT LOAD`.
+    private var loadedScripts: Set<String> = []
 
     /// A reply callback; the unmanaged box is the hiredis `privdata`.
     final class Callback {
@@ -57,10 +60,41 @@ public final class RedisConnection {
 
     /// Sends one command (arguments as binary-safe strings); `reply` gets nil if the
     /// connection ends first.
+    ///
+    /// The command is written to the socket at once rather than when the loop next
+    /// polls: what a caller does after sending (a login reply, a close frame) then
+    /// reaches its peer after Redis has the command, so a client that acts on it through
+    /// another connection to Redis is ordered after it.
     public func send(_ arguments: [String], reply: @escaping (RedisReply?) -> Void = { _ in }) {
         guard let context else { return reply(nil) }
         let box = Unmanaged.passRetained(Callback(once: true, reply))
-        if issue(context, arguments, box) != REDIS_OK { box.release(); reply(nil) }
+        if issue(context, arguments, box) != REDIS_OK {
+            box.release()
+            return reply(nil)
+        }
+        if isConnected { redisAsyncHandleWrite(context) }
+    }
+
+    /// Runs a Lua script (`EVALSHA`, no keys) with `arguments`. The script's source
+    /// goes once per connection, with `SCRIPT LOAD` sent ahead of its first use, so each
+    /// call carries only the SHA-1 and the arguments: Redis reads at most 16 KiB from a
+    /// connection per turn of its loop, and small commands keep a burst within that.
+    public func evaluate(_ script: String, _ arguments: [String], reply: @escaping (RedisReply?) -> Void = { _ in }) {
+        let sha = Self.sha1Hex(script)
+        if loadedScripts.insert(sha).inserted { send(["SCRIPT", "LOAD", script]) }
+        send(["EVALSHA", sha, "0"] + arguments, reply: reply)
+    }
+
+    static func sha1Hex(_ text: String) -> String {
+        var digest = [UInt8](repeating: 0, count: 20)
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { source in
+            digest.withUnsafeMutableBufferPointer { target in _ = SHA1(source.baseAddress, source.count, target.baseAddress) }
+        }
+        return digest.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 
     /// Subscribes to `channel`: `onSubscribed` runs once Redis confirms, then every

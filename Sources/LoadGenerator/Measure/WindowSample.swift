@@ -10,8 +10,15 @@ public struct WindowSample: Sendable {
 
     /// Reads the clock, the host's CPU counters and both processes' CPU time.
     public static func take(server: ProcessProbe?) -> WindowSample {
-        WindowSample(time: MonotonicTime.now(), host: HostCPUSample.now(), serverCPU: server?.cpuSeconds(),
-                     generatorCPU: ProcessProbe.current.cpuSeconds())
+        take(servers: server.map { [$0] } ?? [])
+    }
+
+    /// The same with the CPU time of several server processes (a cluster's nodes) summed.
+    public static func take(servers: [ProcessProbe]) -> WindowSample {
+        let times = servers.map { $0.cpuSeconds() }
+        let serverCPU = times.isEmpty || times.contains(nil) ? nil : times.compactMap { $0 }.reduce(0, +)
+        return WindowSample(time: MonotonicTime.now(), host: HostCPUSample.now(), serverCPU: serverCPU,
+                            generatorCPU: ProcessProbe.current.cpuSeconds())
     }
 }
 

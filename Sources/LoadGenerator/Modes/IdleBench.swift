@@ -10,6 +10,8 @@ import Foundation
 /// many sockets as its hard open-file limit allows. Connections are bound in turn to
 /// the source addresses given, so no single (source, destination) pair runs out of
 /// ephemeral ports. The server's RSS is read before the ramp and after a short hold.
+/// Given a cluster's nodes, connection i goes to node i mod n, and the memory and open
+/// files are the nodes' sums.
 public final class IdleBench {
     public struct Options: Sendable {
         public var worker = IdleWorker.Options()
@@ -33,10 +35,14 @@ public final class IdleBench {
 
     /// Runs the benchmark and returns its report.
     public func run() -> BenchReport {
-        let server = target.server
-        let rssBefore = server?.residentBytes()
-        let fdsBefore = server?.openFileCount()
-        let startSample = WindowSample.take(server: server)
+        let servers = target.servers
+        func total(_ read: (ProcessProbe) -> Int?) -> Int? {
+            let values = servers.map(read)
+            return values.isEmpty || values.contains(nil) ? nil : values.compactMap { $0 }.reduce(0, +)
+        }
+        let rssBefore = total { $0.residentBytes() }
+        let fdsBefore = total { $0.openFileCount() }
+        let startSample = WindowSample.take(servers: servers)
         var outcomes: [IdleWorker.Outcome] = []
         var rssAfter: Int?
         var fdsAfter: Int?
@@ -50,8 +56,8 @@ public final class IdleBench {
             loop.run()
             progress.update("idle: holding \(worker.openCount) connections for \(options.hold) s")
             loop.run(timeout: options.hold) { false }
-            rssAfter = server?.residentBytes()
-            fdsAfter = server?.openFileCount()
+            rssAfter = total { $0.residentBytes() }
+            fdsAfter = total { $0.openFileCount() }
             let held = worker.openCount
             if held < outcomes.first?.loggedIn ?? 0 {
                 notes.append("\((outcomes.first?.loggedIn ?? 0) - held) connections closed during the hold")
@@ -62,14 +68,14 @@ public final class IdleBench {
             let result = pool.run(progress: progress) {
                 progress.update("idle: holding for \(self.options.hold) s")
                 Thread.sleep(forTimeInterval: self.options.hold)
-                rssAfter = server?.residentBytes()
-                fdsAfter = server?.openFileCount()
+                rssAfter = total { $0.residentBytes() }
+                fdsAfter = total { $0.openFileCount() }
             }
             outcomes = result.outcomes
             notes += result.problems
         }
         progress.finish()
-        let endSample = WindowSample.take(server: server)
+        let endSample = WindowSample.take(servers: servers)
         return makeReport(outcomes: outcomes, rssBefore: rssBefore, rssAfter: rssAfter, fdsBefore: fdsBefore,
                           fdsAfter: fdsAfter, window: MeasuredWindow(start: startSample, end: endSample), notes: notes)
     }
@@ -95,7 +101,7 @@ public final class IdleBench {
         }
         let requested = options.worker.connections
         let settings = BenchReport.Section("settings", "Settings", [
-            .init("server", .string(target.address.description), "server"),
+            .init("server", .string(target.addressList), target.addresses.count > 1 ? "servers (cluster nodes)" : "server"),
             .init("connections", .integer(Int64(requested)), "connections"),
             .init("processes", .integer(Int64(max(1, options.processes))), "generator processes"),
             .init("sources", .string(target.sourceHosts.isEmpty ? "kernel's choice" : target.sourceHosts.joined(separator: ",")),

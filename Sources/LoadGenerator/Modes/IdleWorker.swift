@@ -3,8 +3,9 @@ import EventLoop
 /// Opens and logs in a share of an idle run's connections, then keeps them open.
 ///
 /// Connections log in as desktop devices without presence events, spread over the
-/// given users and source addresses. While held, each connection pings once every
-/// `keepalive` seconds so that the server's heartbeat never closes it.
+/// given users and source addresses. From its login on, each connection pings once
+/// every `keepalive` seconds so that the server's heartbeat never closes it, however
+/// long the ramp takes.
 public final class IdleWorker {
     public struct Options: Sendable {
         public var connections = 1_000
@@ -36,6 +37,7 @@ public final class IdleWorker {
     private var ramp: LoginRamp!
     private var keepaliveTick = 0
     private var holding = false
+    private var isClosing = false
 
     public init(loop: EventLoop, target: BenchTarget, options: Options) {
         self.loop = loop
@@ -65,9 +67,9 @@ public final class IdleWorker {
             loop.clock.schedule(after: 200) { report() }
         }
         report()
+        scheduleKeepalive()
         ramp.start(timeout: 60 + Double(options.connections) / 200) { [unowned self] in
             holding = true
-            scheduleKeepalive()
             done(Outcome(loggedIn: ramp.loggedInCount, failed: ramp.failedCount, failures: ramp.failures,
                          startedAt: ramp.startedAt, finishedAt: ramp.finishedAt))
         }
@@ -79,19 +81,21 @@ public final class IdleWorker {
     /// Closes every connection and waits (bounded) for the closes to complete.
     public func closeAll() {
         holding = false
+        isClosing = true
         guard let ramp else { return }
         for socket in ramp.sockets { socket.close() }
         loop.run(timeout: 10) { ramp.sockets.allSatisfy { $0.state == .closed || $0.state == .idle } }
     }
 
-    /// One tick a second; each tick pings the connections whose turn it is.
+    /// One tick a second; each tick pings the logged-in connections whose turn it is.
     private func scheduleKeepalive() {
         let period = max(1, Int(options.keepalive))
         loop.clock.schedule(after: 1000) { [weak self] in
-            guard let self, self.holding else { return }
+            guard let self, !self.isClosing else { return }
             let slot = self.keepaliveTick % period
             self.keepaliveTick += 1
-            for socket in self.ramp.sockets where socket.index % period == slot && socket.state == .open {
+            for socket in self.ramp.sockets where socket.index % period == slot && socket.state == .open
+                && self.ramp.loggedIn[socket.index] {
                 socket.sendText(LoginFrame.ping(id: 2 + self.keepaliveTick))
             }
             self.scheduleKeepalive()

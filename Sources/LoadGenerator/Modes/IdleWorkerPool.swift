@@ -32,7 +32,7 @@ final class IdleWorkerPool {
             let share = total / count + (index < total % count ? 1 : 0)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            var arguments = ["bench", "idle", "--worker", "--server", target.address.description,
+            var arguments = ["bench", "idle", "--worker", "--server", target.addressList,
                              "--connections", String(share), "--first-index", String(first),
                              "--keepalive", String(options.worker.keepalive), "--auth-key", target.authKey,
                              "--uids", options.worker.uids.joined(separator: ","), "--users", String(options.worker.users),

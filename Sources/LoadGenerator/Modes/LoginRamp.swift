@@ -59,7 +59,7 @@ final class LoginRamp {
     }
 
     private func open(_ socket: BenchSocket) {
-        socket.open(on: loop, to: target.address, from: target.source(for: socket.index)) { [self] result in
+        socket.open(on: loop, to: target.address(for: socket.index), from: target.source(for: socket.index)) { [self] result in
             switch result {
             case .failure(let failure):
                 resolve(socket, ok: false, reason: failure.description)

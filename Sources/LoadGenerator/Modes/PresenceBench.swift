@@ -10,11 +10,15 @@ import WireKit
 /// turn comes (one `user.online` to every subscriber), logs out at its next turn (one
 /// `user.offline`), and reconnects. Every event is counted in a ``PresenceLedger``
 /// against the transitions the server confirmed, so lost, duplicated and reordered
-/// events are all reported; a correct server loses none.
+/// events are all reported; a correct server loses none. Each event's latency runs
+/// from the send of the login (or logout) that caused it to its arrival at a subscriber.
+///
+/// Given a cluster's nodes, the subscribers connect to the first node and the churning
+/// users to the others in turn, so every event crosses nodes through Redis.
 ///
 /// By default the run first loads its own users through `POST /control/fixtures`
-/// (`bench-watcher`, `bench-u0`…); servers without the control API take any uid, so
-/// the step is skipped for them.
+/// (`bench-watcher`, `bench-u0`…) on every server; servers without the control API take
+/// any uid, so the step is skipped for them.
 public final class PresenceBench {
     public struct Options: Sendable {
         public var subscribers = 1_000
@@ -57,6 +61,9 @@ public final class PresenceBench {
     private var lastProgress: UInt64 = 0
     private var progressReceived = 0
     private var keepaliveID = 2
+    /// When each churning user's latest login (index 1) and logout (index 0) left.
+    private var sentAt: [[UInt64]] = []
+    private var latency = LatencyRecorder()
 
     public init(loop: EventLoop, target: BenchTarget, options: Options) {
         self.loop = loop
@@ -90,18 +97,27 @@ public final class PresenceBench {
 
     // MARK: setup
 
-    private func loadFixtures() {
+    /// Loads the users on each server in turn, then opens the subscribers.
+    private func loadFixtures(server: Int = 0) {
+        guard server < target.addresses.count else { return openSubscribers() }
         let uids = [Self.watcher] + (0..<options.users).map { Self.userPrefix + String($0) }
-        ControlRequest.loadUsers(uids, on: loop, to: target.address) { [unowned self] problem in
-            guard let problem else { return openSubscribers() }
-            setupProblem = problem
+        ControlRequest.loadUsers(uids, on: loop, to: target.addresses[server]) { [unowned self] problem in
+            guard let problem else { return loadFixtures(server: server + 1) }
+            setupProblem = "\(target.addresses[server]): \(problem)"
             finish()
         }
     }
 
+    /// Where churning user `index` connects: the servers after the first in turn, or the only one.
+    private func churnAddress(_ index: Int) -> SocketAddress {
+        let count = target.addresses.count
+        return count == 1 ? target.address : target.addresses[1 + index % (count - 1)]
+    }
+
     private func openSubscribers() {
         progress.update("presence: opening \(options.subscribers) subscribers")
-        ramp = LoginRamp(loop: loop, target: target, count: options.subscribers, concurrency: options.connectConcurrency,
+        ramp = LoginRamp(loop: loop, target: target.narrowed(to: [0]), count: options.subscribers,
+                         concurrency: options.connectConcurrency,
                          seed: 0x5355_4253) { [target] index in
             LoginFrame.bytes(uid: Self.watcher, authKey: target.authKey, deviceId: "bench-sub-\(index)", presence: .allUsers)
         }
@@ -120,11 +136,16 @@ public final class PresenceBench {
             socket.onText = { [unowned self] payload in
                 guard case .presence(let online, let uid) = ServerFrameKind(payload) else { return }
                 lastEventAt = MonotonicTime.now()
-                ledger.receive(subscriber: position, user: Self.userIndex(uid), online: online)
+                let user = Self.userIndex(uid)
+                if let user, user < sentAt.count, sentAt[user][online ? 1 : 0] > 0 {
+                    latency.record(nanoseconds: lastEventAt &- sentAt[user][online ? 1 : 0])
+                }
+                ledger.receive(subscriber: position, user: user, online: online)
             }
             socket.onClosed = { [unowned self] in unexpectedCloses += 1 }
         }
         states = Array(repeating: .connecting, count: options.users)
+        sentAt = Array(repeating: [0, 0], count: options.users)
         churners = (0..<options.users).map { BenchSocket(index: $0, seed: 0xC4_0000 &+ UInt64($0)) }
         for index in churners.indices { connectChurner(index) }
         progress.update("presence: connecting \(options.users) churning users")
@@ -142,7 +163,7 @@ public final class PresenceBench {
     private func connectChurner(_ index: Int) {
         let socket = churners[index]
         states[index] = .connecting
-        socket.open(on: loop, to: target.address, from: target.source(for: index)) { [unowned self] result in
+        socket.open(on: loop, to: churnAddress(index), from: target.source(for: index)) { [unowned self] result in
             guard case .success = result else {
                 states[index] = .failed
                 // Try again a little later; the turn is skipped meanwhile.
@@ -167,7 +188,7 @@ public final class PresenceBench {
     private func startChurn() {
         churnStart = MonotonicTime.now()
         churnEnd = churnStart + UInt64(options.duration * 1e9)
-        startSample = WindowSample.take(server: target.server)
+        startSample = WindowSample.take(servers: target.servers)
         lastProgress = churnStart
         scheduleKeepalive()
         tick()
@@ -184,11 +205,11 @@ public final class PresenceBench {
                 switch states[index] {
                 case .ready:
                     states[index] = .loggingIn
+                    sentAt[index][1] = MonotonicTime.now()
                     churners[index].sendText(LoginFrame.bytes(uid: Self.userPrefix + String(index), authKey: target.authKey,
                                                               deviceId: "bench-churn-\(index)", presence: .none))
                 case .online:
-                    states[index] = .loggingOut
-                    churners[index].sendText(LoginFrame.logout(id: 2))
+                    logOut(index)
                 default:
                     skipped += 1
                 }
@@ -225,6 +246,7 @@ public final class PresenceBench {
 
     private func logOut(_ index: Int) {
         states[index] = .loggingOut
+        sentAt[index][0] = MonotonicTime.now()
         churners[index].sendText(LoginFrame.logout(id: 2))
     }
 
@@ -255,7 +277,7 @@ public final class PresenceBench {
         guard !finished else { return }
         finished = true
         stopping = true
-        if startSample != nil { endSample = WindowSample.take(server: target.server) }
+        if startSample != nil { endSample = WindowSample.take(servers: target.servers) }
         loop.stop()
     }
 
@@ -269,12 +291,14 @@ public final class PresenceBench {
         }
         if skipped > 0 { notes.append("\(skipped) transitions were skipped: their user was still reconnecting") }
         if unexpectedCloses > 0 { notes.append("\(unexpectedCloses) connections closed unexpectedly") }
-        let start = startSample ?? WindowSample.take(server: target.server)
+        let start = startSample ?? WindowSample.take(servers: target.servers)
         let window = MeasuredWindow(start: start, end: endSample ?? start)
         let deliverySeconds = lastEventAt > churnStart ? MonotonicTime.seconds(from: churnStart, to: lastEventAt) : 0
         let confirmed = subscribers.isEmpty ? 0 : ledger.expected / max(1, subscribers.count)
+        let eventLatency = latency.summary
         let settings = BenchReport.Section("settings", "Settings", [
-            .init("server", .string(target.address.description), "server"),
+            .init("server", .string(target.addressList),
+                  target.addresses.count > 1 ? "servers (subscribers on the first, churners on the others)" : "server"),
             .init("subscribers", .integer(Int64(options.subscribers)), "subscribers"),
             .init("users", .integer(Int64(options.users)), "churning users"),
             .init("churnRate", .figure(options.churn, places: 1), "churn", unit: "transitions/s"),
@@ -294,6 +318,10 @@ public final class PresenceBench {
             .init("deliverySeconds", .figure(deliverySeconds, places: 3), "churn start to last event", unit: "s"),
             .init("eventsPerSecond", .figure(BenchMath.rate(ledger.received, seconds: deliverySeconds), places: 1),
                   "delivered", unit: "events/s"),
+            .init("latencyP50Micros", .double(eventLatency.p50), "event latency p50", unit: "µs"),
+            .init("latencyP99Micros", .double(eventLatency.p99), "event latency p99", unit: "µs"),
+            .init("latencyP999Micros", .double(eventLatency.p999), "event latency p99.9", unit: "µs"),
+            .init("latencyMaxMicros", .double(eventLatency.max), "event latency max", unit: "µs"),
             .init("serverCPUMicrosPerEvent", .figure(BenchMath.microsecondsPerMessage(
                 cpuSeconds: window.serverCPUSeconds, messages: ledger.received), places: 3),
                   "server CPU per event", unit: "µs"),

@@ -9,7 +9,8 @@ import Logging
 /// While Redis is unreachable the node keeps serving on its own: its device
 /// announcements loop straight back to its engine, and it retries every
 /// `retryMilliseconds`. On reconnecting it rejoins (stores what Redis lost, drops what
-/// ended meanwhile) and reads a snapshot, so every node converges (docs/CLUSTER.md).
+/// ended meanwhile) and reads a snapshot in the same script, ordered against the
+/// channel by ``ClusterSync``, so every node converges (docs/CLUSTER.md).
 public final class ClusterBridge {
     /// Where the cluster lives and how this node takes part.
     public struct Configuration: Sendable {
@@ -56,7 +57,12 @@ public final class ClusterBridge {
     private var isStopped = false
     private var wasConnected = false
     private var isOutageLogged = false
-    /// Subscribed and rejoined: commands go to Redis rather than loop back.
+    /// Orders the channel against this node's snapshots.
+    private var sync = ClusterSync()
+    /// A re-registration after an expired liveness key is on its way: later heartbeats
+    /// that still find the key gone need not register again.
+    private var isRegistering = false
+    /// Subscribed: commands go to Redis rather than loop back.
     public private(set) var isReady = false
 
     init(loop: EventLoop, configuration: Configuration, logger: Logger) {
@@ -72,31 +78,47 @@ public final class ClusterBridge {
 
     // MARK: Engine actions
 
-    func announce(_ device: ClusterDevice) {
-        guard isReady, let commands else { return onEvent(.added(device)) }
-        commands.send(["EVAL", ClusterScripts.add, "0", device.uid, device.field, ClusterEvent.storedValue(device),
-                       ClusterEvent.added(device).message])
-    }
-
-    func retract(_ device: ClusterDevice, lastActiveAt: Double) {
-        let event = ClusterEvent.removed(uid: device.uid, field: device.field, lastActiveAt: lastActiveAt)
-        guard isReady, let commands else { return onEvent(event) }
-        commands.send(["EVAL", ClusterScripts.remove, "0", device.uid, device.field, String(lastActiveAt), event.message])
-    }
-
-    func kick(_ device: ClusterDevice, reason: String, byDeviceId: String, byPlatform: Platform) {
-        let event = ClusterEvent.kick(node: device.node, connection: device.connection, reason: reason,
-                                      byDeviceId: byDeviceId, byPlatform: byPlatform)
-        guard isReady, let commands else {
-            return logger.warning("cluster: Redis unreachable; cannot kick \(device.field) of \(device.uid)")
+    /// Stores a device that logged in here once Redis has applied the device policy
+    /// across the cluster (``ClusterScripts/claim``); `answer` gets whether it was
+    /// stored (false: refused). While Redis is unreachable the node decides alone.
+    func claim(_ device: ClusterDevice, _ claim: DeviceClaim, answer: @escaping (Bool) -> Void) {
+        guard isReady, let commands else { return decideAlone(device, answer: answer) }
+        commands.evaluate(ClusterScripts.claim, [device.uid, device.field, ClusterEvent.storedValue(device),
+                                                 ClusterEvent.added(device).message, device.deviceId,
+                                                 device.platform.rawValue, String(claim.mobileLimit),
+                                                 claim.refusesToKick ? "1" : "0", String(loop.clock.now.seconds)]) {
+            [weak self] reply in
+            guard let self, !self.isStopped else { return }
+            switch reply {
+            case .integer(let stored): answer(stored == 1)
+            case nil: self.decideAlone(device, answer: answer)  // the connection ended first
+            case let other?:
+                self.logger.error("cluster: claim of \(device.field) for \(device.uid) failed: \(other)")
+                answer(true)
+            }
         }
-        commands.send(["PUBLISH", "mockchat:events", event.message])
+    }
+
+    /// Removes a device that ended here; `acknowledged` runs once Redis has removed it
+    /// (at once while Redis is unreachable, or if the connection ends first).
+    func retract(_ device: ClusterDevice, lastActiveAt: Double, acknowledged: @escaping () -> Void = {}) {
+        guard isReady, let commands else {
+            onEvent(.removed(uid: device.uid, field: device.field, lastActiveAt: lastActiveAt))
+            return acknowledged()
+        }
+        commands.evaluate(ClusterScripts.remove, [device.uid, device.field, String(lastActiveAt)]) { _ in acknowledged() }
     }
 
     /// Forgets every device in Redis and tells the other nodes to reset.
     func reset() {
         guard isReady, let commands else { return logger.warning("cluster: Redis unreachable; reset is local only") }
-        commands.send(["EVAL", ClusterScripts.reset, "0", ClusterEvent.reset(node: configuration.node).message])
+        commands.evaluate(ClusterScripts.reset, [ClusterEvent.reset(node: configuration.node).message])
+    }
+
+    /// Without Redis: the device counts at once, on this node only; the rejoin stores it.
+    private func decideAlone(_ device: ClusterDevice, answer: @escaping (Bool) -> Void) {
+        onEvent(.added(device))
+        loop.deferToLoop { answer(true) }
     }
 
     // MARK: Connection
@@ -138,54 +160,91 @@ public final class ClusterBridge {
     private func connected() {
         guard let commands, let subscriber, commands.isConnected, subscriber.isConnected else { return }
         subscriber.subscribe("mockchat:events", onSubscribed: { [unowned self] in self.subscribed() }) {
-            [unowned self] message in
-            guard let event = ClusterEvent(message: message) else {
-                return self.logger.warning("cluster: ignoring a message that is not ours: \(message.prefix(200))")
+            [unowned self] text in
+            guard let message = ClusterMessage(text) else {
+                return self.logger.warning("cluster: ignoring a message that is not ours: \(text.prefix(200))")
             }
-            self.onEvent(event)
+            self.follow(self.sync.received(message))
         }
     }
 
     private func subscribed() {
-        guard let commands else { return }
         logger.notice("cluster: node \(configuration.node) \(wasConnected ? "reconnected to" : "joined") Redis at \(configuration.host):\(configuration.port)")
         wasConnected = true
         isOutageLogged = false
-        var rejoin = ["EVAL", ClusterScripts.rejoin, "0", configuration.node, String(loop.clock.now.seconds)]
-        for device in localDevices() {
-            rejoin += [device.uid, device.field, ClusterEvent.storedValue(device), ClusterEvent.added(device).message]
-        }
-        commands.send(rejoin)
         isReady = true
+        rejoin(readingSnapshot: true)
         beat()
-        commands.send(["EVAL", ClusterScripts.snapshot, "0"]) { [unowned self] reply in
-            guard let reply else { return }
-            let items = reply.elements.compactMap(\.text)
+    }
+
+    /// Registers this node with its current devices. `readingSnapshot` (after a
+    /// (re)connect or a gap): also applies the snapshot taken in the same script, the
+    /// channel's messages waiting in ``sync`` until then. Without it (an expired liveness
+    /// key), the view stays as the unbroken subscription built it, transition by
+    /// transition, and the snapshot is ignored.
+    private func rejoin(readingSnapshot: Bool) {
+        guard let commands else { return }
+        if readingSnapshot { sync.resyncStarted() } else { isRegistering = true }
+        var arguments = [configuration.node, String(livenessTTL), String(loop.clock.now.seconds)]
+        for device in localDevices() {
+            arguments += [device.uid, device.field, ClusterEvent.storedValue(device), ClusterEvent.added(device).message]
+        }
+        commands.evaluate(ClusterScripts.rejoin, arguments) { [weak self] reply in
+            guard let self, !self.isStopped else { return }
+            if !readingSnapshot { self.isRegistering = false }
+            guard let reply, readingSnapshot else { return }
+            let items = reply.elements
+            guard case .integer(let seq)? = items.first else {
+                return self.logger.error("cluster: rejoin failed: \(reply)")
+            }
+            let texts = items.dropFirst().compactMap(\.text)
             var devices: [ClusterDevice] = []
-            for start in stride(from: 0, to: items.count - 2, by: 3) {
-                if let device = ClusterEvent.device(uid: items[start], field: items[start + 1], stored: items[start + 2]) {
+            for start in stride(from: 0, to: texts.count - 2, by: 3) {
+                if let device = ClusterEvent.device(uid: texts[start], field: texts[start + 1], stored: texts[start + 2]) {
                     devices.append(device)
                 }
             }
+            guard let steps = self.sync.snapshotArrived(seq: Int64(seq)) else { return }
             self.onSnapshot(devices)
+            self.follow(steps)
         }
     }
 
-    /// Renews this node's liveness key and reaps dead nodes, every third of the TTL.
-    /// The key lives two thirds of the TTL, so a killed node is reaped within the TTL.
+    private func follow(_ steps: [ClusterSync.Step]) {
+        for step in steps {
+            switch step {
+            case .apply(let event):
+                onEvent(event)
+            case .resync:
+                logger.warning("cluster: node \(configuration.node) missed messages of the event channel; reading a snapshot")
+                rejoin(readingSnapshot: true)
+            }
+        }
+    }
+
+    /// How long the liveness key lives: two thirds of the TTL, so a killed node is
+    /// reaped within the TTL by the checks every third of it.
+    private var livenessTTL: Int64 { max(1, configuration.nodeTTLMilliseconds * 2 / 3) }
+
+    /// Renews this node's liveness key and reaps dead nodes, every third of the TTL. If
+    /// the key had expired (the loop stalled longer than that), the other nodes may have
+    /// retracted this node's devices: it registers again.
     private func beat() {
         guard isReady, let commands else { return }
-        let ttl = configuration.nodeTTLMilliseconds
-        commands.send(["EVAL", ClusterScripts.heartbeat, "0", configuration.node, String(max(1, ttl * 2 / 3)),
-                       String(loop.clock.now.seconds)]) { [unowned self] reply in
+        commands.evaluate(ClusterScripts.heartbeat, [configuration.node, String(livenessTTL),
+                                                     String(loop.clock.now.seconds)]) { [weak self] reply in
+            guard let self, !self.isStopped else { return }
             if case .integer(let reaped) = reply, reaped > 0 {
                 self.logger.notice("cluster: retracted \(reaped) devices of expired nodes")
+            } else if case .integer(-1) = reply, !self.isRegistering {
+                self.logger.warning("cluster: the liveness key of node \(self.configuration.node) had expired; registering again")
+                self.rejoin(readingSnapshot: false)
             } else if case .error(let message) = reply {
                 self.logger.error("cluster: heartbeat failed: \(message)")
             }
         }
         loop.clock.cancel(timer)
-        timer = loop.clock.schedule(after: max(1, ttl / 3)) { [unowned self] in
+        timer = loop.clock.schedule(after: max(1, configuration.nodeTTLMilliseconds / 3)) { [unowned self] in
             self.timer = nil
             self.beat()
         }
@@ -198,6 +257,7 @@ public final class ClusterBridge {
             logger.warning("cluster: Redis at \(configuration.host):\(configuration.port) unreachable (\(reason)); serving alone, retrying every \(configuration.retryMilliseconds) ms")
         }
         isReady = false
+        sync.disconnected()
         loop.clock.cancel(timer)
         timer = nil
         let spent = [commands, subscriber]

@@ -1,15 +1,35 @@
 import ChatProtocol
 
-/// One message of the `mockchat:events` channel (docs/CLUSTER.md), decoded.
+/// One message of the `mockchat:events` channel as it arrives: its place in the
+/// channel's order (`seq`, numbered by the publishing script) and its event.
+struct ClusterMessage: Equatable {
+    let seq: Int64
+    let event: ClusterEvent
+
+    /// Decodes a message; nil (the bridge logs it) when it is not one of ours.
+    init?(_ text: String) {
+        guard let value = try? JSONParser.parse(text), let seq = value["seq"]?.intValue,
+              let event = ClusterEvent(value) else { return nil }
+        self.seq = seq
+        self.event = event
+    }
+
+    init(seq: Int64, event: ClusterEvent) {
+        self.seq = seq
+        self.event = event
+    }
+}
+
+/// One event of the `mockchat:events` channel (docs/CLUSTER.md).
 enum ClusterEvent: Equatable {
     case added(ClusterDevice)
     case removed(uid: String, field: String, lastActiveAt: Double)
     case kick(node: String, connection: String, reason: String, byDeviceId: String, byPlatform: Platform)
     case reset(node: String)
 
-    /// Decodes a message; nil (the bridge logs it) when it is not one of ours.
-    init?(message: String) {
-        guard let value = try? JSONParser.parse(message), let type = value["t"]?.stringValue else { return nil }
+    /// Decodes a message's JSON; nil when it is not one of ours.
+    init?(_ value: JSONValue) {
+        guard let type = value["t"]?.stringValue else { return nil }
         func text(_ key: String) -> String? { value[key]?.stringValue }
         switch type {
         case "add":
@@ -33,7 +53,7 @@ enum ClusterEvent: Equatable {
         }
     }
 
-    /// The message as published.
+    /// The message as the bridge hands it to a script, which adds `seq` and publishes it.
     var message: String {
         let value: JSONValue
         switch self {

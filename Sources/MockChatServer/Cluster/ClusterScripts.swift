@@ -1,76 +1,143 @@
 /// The Lua scripts the cluster bridge runs in Redis. Each runs atomically, so a change
 /// and the message announcing it are one step: a device is announced only by the
 /// script that stored it, and retracted only by the script that removed it.
+///
+/// Every message carries `seq`, the value of the counter `mockchat:seq` that the
+/// publishing script incremented. Redis runs scripts one at a time, so `seq` follows
+/// the channel's order, and a snapshot returned with the counter's value says exactly
+/// which messages it already contains (``ClusterSync``).
 /// Keys and channel: docs/CLUSTER.md.
 enum ClusterScripts {
-    /// ARGV: uid, field, device JSON, message. Stores the device; publishes if new.
-    static let add = """
-        local key = 'mockchat:devices:' .. ARGV[1]
-        if redis.call('HSET', key, ARGV[2], ARGV[3]) == 1 then
-          redis.call('SADD', 'mockchat:users', ARGV[1])
-          redis.call('PUBLISH', 'mockchat:events', ARGV[4])
+    /// `publish(json)`: numbers the JSON object `json` with the next `seq` and publishes it.
+    private static let publish = """
+        local function publish(message)
+          local seq = redis.call('INCR', 'mockchat:seq')
+          redis.call('PUBLISH', 'mockchat:events', '{"seq":' .. seq .. ',' .. string.sub(message, 2))
+        end
+        """
+
+    /// `drop(uid, field, now)`: removes one device, publishing its `remove`.
+    private static let drop = """
+        local function drop(uid, field, now)
+          local key = 'mockchat:devices:' .. uid
+          if redis.call('HDEL', key, field) == 0 then return 0 end
+          if redis.call('HLEN', key) == 0 then
+            redis.call('SREM', 'mockchat:users', uid)
+            redis.call('HSET', 'mockchat:lastActiveAt', uid, now)
+          end
+          publish(cjson.encode({t = 'remove', uid = uid, field = field, lastActiveAt = tonumber(now)}))
+          return 1
+        end
+        """
+
+    /// `store(uid, field, device, message)`: stores one device, publishing `message` if it is new.
+    private static let store = """
+        local function store(uid, field, device, message)
+          if redis.call('HSET', 'mockchat:devices:' .. uid, field, device) == 1 then
+            redis.call('SADD', 'mockchat:users', uid)
+            publish(message)
+          end
+        end
+        """
+
+    /// ARGV: uid, field, device JSON, add message, deviceId, platform, mobile limit,
+    /// refuse (`1`: refuse rather than kick), now. The device policy for the whole
+    /// cluster, decided in one step: other devices with the same deviceId are
+    /// displaced; a mobile beyond the limit displaces the oldest other mobiles, or is
+    /// refused (returns 0, nothing stored). Stores and announces the device, then kicks
+    /// and removes each displaced one. Returns 1 when stored.
+    static let claim = publish + "\n" + drop + "\n" + store + "\n" + """
+        local uid, field, deviceId, platform = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
+        local entries = redis.call('HGETALL', 'mockchat:devices:' .. uid)
+        local displaced, mobiles = {}, {}
+        for i = 1, #entries, 2 do
+          if entries[i] ~= field then
+            local other = cjson.decode(entries[i + 1])
+            if other.deviceId == deviceId then
+              displaced[#displaced + 1] = {entries[i], 'the same device connected again'}
+            elseif platform == 'mobile' and other.platform == 'mobile' then
+              mobiles[#mobiles + 1] = {entries[i], other.since}
+            end
+          end
+        end
+        local excess = #mobiles + 1 - tonumber(ARGV[7])
+        if platform == 'mobile' and excess > 0 then
+          if ARGV[8] == '1' then return 0 end
+          table.sort(mobiles, function(x, y) return x[2] < y[2] or (x[2] == y[2] and x[1] < y[1]) end)
+          for i = 1, excess do displaced[#displaced + 1] = {mobiles[i][1], 'another mobile device logged in'} end
+        end
+        store(uid, field, ARGV[3], ARGV[4])
+        for _, old in ipairs(displaced) do
+          local slash = string.find(old[1], '/', 1, true)
+          publish(cjson.encode({t = 'kick', node = string.sub(old[1], 1, slash - 1), conn = string.sub(old[1], slash + 1),
+            reason = old[2], byDeviceId = deviceId, byPlatform = platform}))
+          drop(uid, old[1], ARGV[9])
         end
         return 1
         """
 
-    /// ARGV: uid, field, lastActiveAt, message. Removes the device; publishes if it was there.
-    static let remove = """
-        local key = 'mockchat:devices:' .. ARGV[1]
-        if redis.call('HDEL', key, ARGV[2]) == 1 then
-          if redis.call('HLEN', key) == 0 then redis.call('SREM', 'mockchat:users', ARGV[1]) end
-          redis.call('HSET', 'mockchat:lastActiveAt', ARGV[1], ARGV[3])
-          redis.call('PUBLISH', 'mockchat:events', ARGV[4])
-        end
+    /// ARGV: uid, field, lastActiveAt. Removes the device; publishes if it was there.
+    static let remove = publish + "\n" + drop + "\n" + """
+        drop(ARGV[1], ARGV[2], ARGV[3])
         return 1
         """
 
-    /// Removes, with a `remove` message each, the devices of node ARGV[1] whose
-    /// `uid field` is not in ARGV[3...] (pairs); ARGV[2] is lastActiveAt. Used by
-    /// `rejoin` (ARGV[1] = this node, its current devices kept) and `reap` (a dead
-    /// node, nothing kept).
+    /// `dropNode(node, now, keep)`: removes the devices of `node` whose `uid field` is
+    /// not in `keep`, with a `remove` each. Used by `rejoin` (this node, its current
+    /// devices kept) and `heartbeat` (a dead node, nothing kept).
     private static let dropNode = """
         local function dropNode(node, now, keep)
           local prefix = node .. '/'
           local dropped = 0
           for _, uid in ipairs(redis.call('SMEMBERS', 'mockchat:users')) do
-            local key = 'mockchat:devices:' .. uid
-            for _, field in ipairs(redis.call('HKEYS', key)) do
+            for _, field in ipairs(redis.call('HKEYS', 'mockchat:devices:' .. uid)) do
               if string.sub(field, 1, #prefix) == prefix and not keep[uid .. ' ' .. field] then
-                redis.call('HDEL', key, field)
-                redis.call('HSET', 'mockchat:lastActiveAt', uid, now)
-                redis.call('PUBLISH', 'mockchat:events', cjson.encode({t = 'remove', uid = uid,
-                  field = field, lastActiveAt = tonumber(now)}))
-                dropped = dropped + 1
+                dropped = dropped + drop(uid, field, now)
               end
             end
-            if redis.call('HLEN', key) == 0 then redis.call('SREM', 'mockchat:users', uid) end
           end
           return dropped
         end
         """
 
-    /// ARGV: node, lastActiveAt, then uid, field, device JSON, add message per local
-    /// device. After a reconnect: drops this node's devices that ended meanwhile and
-    /// stores (announcing) the ones Redis lost.
-    static let rejoin = dropNode + "\n" + """
-        local keep = {}
-        for i = 3, #ARGV, 4 do keep[ARGV[i] .. ' ' .. ARGV[i + 1]] = true end
-        dropNode(ARGV[1], ARGV[2], keep)
-        for i = 3, #ARGV, 4 do
-          if redis.call('HSET', 'mockchat:devices:' .. ARGV[i], ARGV[i + 1], ARGV[i + 2]) == 1 then
-            redis.call('SADD', 'mockchat:users', ARGV[i])
-            redis.call('PUBLISH', 'mockchat:events', ARGV[i + 3])
+    /// `snapshot()`: the counter, then uid, field, device JSON of every device.
+    private static let snapshot = """
+        local function snapshot()
+          local out = {tonumber(redis.call('GET', 'mockchat:seq') or '0')}
+          for _, uid in ipairs(redis.call('SMEMBERS', 'mockchat:users')) do
+            local entries = redis.call('HGETALL', 'mockchat:devices:' .. uid)
+            for i = 1, #entries, 2 do
+              out[#out + 1] = uid; out[#out + 1] = entries[i]; out[#out + 1] = entries[i + 1]
+            end
           end
+          return out
         end
-        return 1
+        """
+
+    /// ARGV: node, liveness TTL in ms, lastActiveAt, then uid, field, device JSON, add
+    /// message per local device. (Re)registers the node after a (re)connect or an
+    /// expired liveness key: renews its liveness key, drops its devices that ended
+    /// meanwhile, stores (announcing) the ones Redis lost, and returns a ``snapshot``
+    /// taken in the same step, so nothing can happen between the two.
+    static let rejoin = publish + "\n" + drop + "\n" + store + "\n" + dropNode + "\n" + snapshot + "\n" + """
+        redis.call('SET', 'mockchat:node:' .. ARGV[1], ARGV[3], 'PX', ARGV[2])
+        redis.call('SADD', 'mockchat:nodes', ARGV[1])
+        local keep = {}
+        for i = 4, #ARGV, 4 do keep[ARGV[i] .. ' ' .. ARGV[i + 1]] = true end
+        dropNode(ARGV[1], ARGV[3], keep)
+        for i = 4, #ARGV, 4 do store(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]) end
+        return snapshot()
         """
 
     /// ARGV: node, liveness TTL in ms, now. Renews this node's liveness key, then
     /// retracts every device of nodes whose key has expired. Whichever node runs it
-    /// first does the work; the others find nothing left.
-    static let heartbeat = dropNode + "\n" + """
-        redis.call('SET', 'mockchat:node:' .. ARGV[1], ARGV[3], 'PX', ARGV[2])
-        redis.call('SADD', 'mockchat:nodes', ARGV[1])
+    /// first does the work; the others find nothing left. Returns the number of devices
+    /// retracted, or -1 when this node's own key had expired: it may have been reaped,
+    /// and must rejoin.
+    static let heartbeat = publish + "\n" + drop + "\n" + dropNode + "\n" + """
+        local key = 'mockchat:node:' .. ARGV[1]
+        if redis.call('EXISTS', key) == 0 then return -1 end
+        redis.call('SET', key, ARGV[3], 'PX', ARGV[2])
         local reaped = 0
         for _, node in ipairs(redis.call('SMEMBERS', 'mockchat:nodes')) do
           if redis.call('EXISTS', 'mockchat:node:' .. node) == 0 then
@@ -81,25 +148,14 @@ enum ClusterScripts {
         return reaped
         """
 
-    /// Every device: uid, field, device JSON, repeated.
-    static let snapshot = """
-        local out = {}
-        for _, uid in ipairs(redis.call('SMEMBERS', 'mockchat:users')) do
-          local entries = redis.call('HGETALL', 'mockchat:devices:' .. uid)
-          for i = 1, #entries, 2 do
-            out[#out + 1] = uid; out[#out + 1] = entries[i]; out[#out + 1] = entries[i + 1]
-          end
-        end
-        return out
-        """
-
-    /// ARGV: message. Forgets every device and lastActiveAt, then publishes the reset.
-    static let reset = """
+    /// ARGV: reset message. Forgets every device and lastActiveAt (not the counter),
+    /// then publishes the reset.
+    static let reset = publish + "\n" + """
         for _, uid in ipairs(redis.call('SMEMBERS', 'mockchat:users')) do
           redis.call('DEL', 'mockchat:devices:' .. uid)
         end
         redis.call('DEL', 'mockchat:users', 'mockchat:lastActiveAt')
-        redis.call('PUBLISH', 'mockchat:events', ARGV[1])
+        publish(ARGV[1])
         return 1
         """
 }

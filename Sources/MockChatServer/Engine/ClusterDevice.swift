@@ -23,3 +23,19 @@ public struct ClusterDevice: Sendable, Equatable, Hashable {
     /// The Redis hash field naming this device: `node/connection`.
     public var field: String { node + "/" + connection }
 }
+
+/// The device policy Redis applies when a device logs in (ClusterScripts.claim): one
+/// decision for the whole cluster, so two logins racing on two nodes cannot both keep
+/// the user's mobile slot.
+public struct DeviceClaim: Sendable, Equatable {
+    /// Mobile devices a user may have logged in at once (`mobileDevicesPerUser`).
+    public var mobileLimit: Int
+    /// A reconnect asking not to kick: refused (4004) if the slot is taken, rather than
+    /// kicking the device that holds it.
+    public var refusesToKick: Bool
+
+    public init(mobileLimit: Int, refusesToKick: Bool) {
+        self.mobileLimit = mobileLimit
+        self.refusesToKick = refusesToKick
+    }
+}

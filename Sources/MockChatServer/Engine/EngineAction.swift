@@ -9,12 +9,12 @@ public enum EngineAction: Sendable, Equatable {
     case close(ConnectionID, CloseCode, reason: String)
     /// Call ``PresenceEngine/heartbeatDue(_:now:)`` for this connection at `at`.
     case scheduleHeartbeat(ConnectionID, at: Instant)
-    /// Cluster mode: tell every node that this device logged in here.
-    case announceDevice(ClusterDevice)
+    /// Cluster mode: store this device in Redis and tell every node, after Redis has
+    /// applied the device policy to the user's devices on every node; when
+    /// `claim.refusesToKick`, answer ``PresenceEngine/clusterClaimAnswered(_:granted:now:)``.
+    case claimDevice(ClusterDevice, DeviceClaim)
     /// Cluster mode: tell every node that this device is gone, the user last active at `lastActiveAt`.
     case retractDevice(ClusterDevice, lastActiveAt: Double)
-    /// Cluster mode: a login here displaces a device on another node.
-    case kickRemote(ClusterDevice, reason: String, byDeviceId: String, byPlatform: Platform)
 }
 
 /// One connection as the engine sees it.

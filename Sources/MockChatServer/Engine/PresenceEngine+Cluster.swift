@@ -27,24 +27,23 @@ extension PresenceEngine {
         }
     }
 
-    /// The stream announced a device.
+    /// The stream announced a device. O(the user's devices), plus the fan-out when the
+    /// user comes online: the view is changed in place, never copied.
     public mutating func clusterDeviceAdded(_ device: ClusterDevice, now: Instant) -> [EngineAction] {
-        guard var view = cluster else { return [] }
-        let wasOnline = view.isOnline(device.uid)
-        guard view.devices[device.uid]?.contains(where: { $0.field == device.field }) != true else { return [] }
-        view.devices[device.uid, default: []].append(device)
-        cluster = view
-        guard !wasOnline else { return [] }
+        guard let known = cluster?.devices[device.uid] ?? (cluster == nil ? nil : []) else { return [] }
+        guard !known.contains(where: { $0.field == device.field }) else { return [] }
+        cluster?.devices[device.uid, default: []].append(device)
+        guard known.isEmpty else { return [] }
         setLastActive(device.uid, device.since)
         return presenceChanged(device.uid, online: true)
     }
 
-    /// The stream retracted a device (logout, close, kick, or its node died).
+    /// The stream retracted a device (logout, close, kick, or its node died). O(the
+    /// user's devices), plus the fan-out when the user goes offline.
     public mutating func clusterDeviceRemoved(uid: String, field: String, lastActiveAt: Double, now: Instant) -> [EngineAction] {
-        guard var view = cluster, var devices = view.devices[uid], devices.contains(where: { $0.field == field }) else { return [] }
+        guard var devices = cluster?.devices[uid], devices.contains(where: { $0.field == field }) else { return [] }
         devices.removeAll { $0.field == field }
-        view.devices[uid] = devices.isEmpty ? nil : devices
-        cluster = view
+        cluster?.devices[uid] = devices.isEmpty ? nil : devices
         guard devices.isEmpty else { return [] }
         setLastActive(uid, lastActiveAt)
         return presenceChanged(uid, online: false)
@@ -65,24 +64,57 @@ extension PresenceEngine {
 
     /// Another node reset the cluster: forget every device without events.
     public mutating func clusterReset() {
-        guard let node = cluster?.node else { return }
-        cluster = ClusterView(node: node)
+        cluster?.devices = [:]
+    }
+
+    /// Redis answered a claim that waits (``DeviceClaim/refusesToKick``): `granted`
+    /// completes the login, otherwise it is refused with 4004, as on one node.
+    public mutating func clusterClaimAnswered(_ id: ConnectionID, granted: Bool, now: Instant) -> [EngineAction] {
+        guard let pending = cluster?.pendingLogins.removeValue(forKey: id) else { return [] }
+        guard session(id)?.stage == .awaitingLogin else {
+            // The connection ended while Redis decided: take back the device it stored.
+            return granted ? [.retractDevice(pending.device, lastActiveAt: now.seconds)] : []
+        }
+        guard granted else { return refuse(id, pending.requestID, .reconnectKickRefused, close: .reconnectRefused, now: now) }
+        var actions = completeLogin(pending.login, pending.requestID, on: id, uid: pending.device.uid,
+                                    displacing: pending.displaced, now: now)
+        if let kick = pending.kickedBy {
+            actions += self.kick(id, reason: kick.reason, byDeviceId: kick.byDeviceId, byPlatform: kick.byPlatform, now: now)
+        }
+        return actions
     }
 
     /// Another node's login displaced a device of this node: the same frame and close
-    /// code as a kick on one node.
+    /// code as a kick on one node. A login still waiting for its claim's answer is
+    /// kicked once the answer has logged it in.
     public mutating func kick(_ id: ConnectionID, reason: String, byDeviceId: String, byPlatform: Platform,
                               now: Instant) -> [EngineAction] {
+        if cluster?.pendingLogins[id] != nil {
+            cluster?.pendingLogins[id]?.kickedBy = (reason, byDeviceId, byPlatform)
+            return []
+        }
         guard session(id)?.stage == .loggedIn else { return [] }
         return [.send([id], .deviceKicked(reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform))]
             + disconnect(id, code: .deviceKicked, reason: reason, now: now)
     }
 }
 
+/// A login whose reply waits for Redis's answer to its device claim.
+struct PendingLogin: Sendable {
+    let login: LoginRequest
+    let requestID: RequestID
+    let device: ClusterDevice
+    /// This node's devices the login displaces once granted.
+    let displaced: [ConnectionID]
+    /// A kick that arrived from the stream before the answer.
+    var kickedBy: (reason: String, byDeviceId: String, byPlatform: Platform)?
+}
+
 /// What a clustered engine knows of the other nodes: every device of the stream.
 struct ClusterView: Sendable {
     let node: String
     var devices: [String: [ClusterDevice]] = [:]
+    var pendingLogins: [ConnectionID: PendingLogin] = [:]
 
     func isOnline(_ uid: String) -> Bool { devices[uid] != nil }
 

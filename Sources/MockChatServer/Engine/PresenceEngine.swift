@@ -119,7 +119,9 @@ public struct PresenceEngine: Sendable {
         case .success(let decoded): envelope = decoded
         }
         if case .login(let login) = envelope.request {
-            guard session.stage == .awaitingLogin else { return [.send([id], .error(id: envelope.id, ChatError(.alreadyLoggedIn)))] }
+            guard session.stage == .awaitingLogin, cluster?.pendingLogins[id] == nil else {
+                return [.send([id], .error(id: envelope.id, ChatError(.alreadyLoggedIn)))]
+            }
             return self.login(login, id: envelope.id, on: id, now: now)
         }
         guard session.stage == .loggedIn, let uid = session.uid else {
@@ -193,42 +195,65 @@ public struct PresenceEngine: Sendable {
 
     private mutating func login(_ login: LoginRequest, id requestID: RequestID, on id: ConnectionID,
                                 now: Instant) -> [EngineAction] {
-        func refuse(_ code: ErrorCode, close: CloseCode = .loginFailed) -> [EngineAction] {
-            [.send([id], .error(id: requestID, ChatError(code)))] + end(id, code: close, reason: code.rawValue, now: now)
-        }
         let uid: String
         if let token = login.token {
             guard let owner = directory.uid(forToken: token), login.uid == nil || login.uid == owner else {
-                return refuse(.authFailed)
+                return refuse(id, requestID, .authFailed, now: now)
             }
             uid = owner
         } else {
-            guard login.authKey == settings.authKey else { return refuse(.authFailed) }
-            guard let claimed = login.uid, directory.record(claimed) != nil else { return refuse(.uidNotFound) }
+            guard login.authKey == settings.authKey else { return refuse(id, requestID, .authFailed, now: now) }
+            guard let claimed = login.uid, directory.record(claimed) != nil else {
+                return refuse(id, requestID, .uidNotFound, now: now)
+            }
             uid = claimed
         }
-        guard let record = directory.record(uid) else { return refuse(.uidNotFound) }
-        guard record.deactivatedAt == 0 else { return refuse(.userDeactivated) }
+        guard let record = directory.record(uid) else { return refuse(id, requestID, .uidNotFound, now: now) }
+        guard record.deactivatedAt == 0 else { return refuse(id, requestID, .userDeactivated, now: now) }
 
-        var actions: [EngineAction] = []
         let others = connectionsByUser[uid] ?? UserConnections()
         let sameDevice = others.byDevice[login.deviceId].map { [$0] } ?? []
         var displaced = sameDevice
-        // Cluster mode: devices of this user on other nodes count too.
-        let remote = cluster?.remote(uid) ?? []
-        var displacedRemote = remote.filter { $0.deviceId == login.deviceId }
+        let asksNotToKick = login.reconnect && login.reconnectKickEnable && settings.clientKickControl
         if login.platform == .mobile {
             let mobiles = others.mobiles.filter { !sameDevice.contains($0) }
-            let remoteMobiles = remote.filter { $0.platform == .mobile && $0.deviceId != login.deviceId }
+            // Cluster mode: mobiles on other nodes count too; Redis kicks them (ClusterScripts.claim).
+            let remoteMobiles = (cluster?.remote(uid) ?? []).filter { $0.platform == .mobile && $0.deviceId != login.deviceId }
             let excess = mobiles.count + remoteMobiles.count + 1 - settings.mobileDevicesPerUser
             if excess > 0 {
-                if login.reconnect && login.reconnectKickEnable && settings.clientKickControl {
-                    return refuse(.reconnectKickRefused, close: .reconnectRefused)
-                }
+                if asksNotToKick { return refuse(id, requestID, .reconnectKickRefused, close: .reconnectRefused, now: now) }
                 displaced += mobiles.prefix(excess)
-                displacedRemote += remoteMobiles.prefix(max(0, excess - mobiles.count))
             }
         }
+        guard let cluster else {
+            return completeLogin(login, requestID, on: id, uid: uid, displacing: displaced, now: now)
+        }
+        let device = ClusterDevice(uid: uid, node: cluster.node, connection: id.description, deviceId: login.deviceId,
+                                   platform: login.platform, since: now.seconds)
+        let claim = DeviceClaim(mobileLimit: settings.mobileDevicesPerUser,
+                                refusesToKick: login.platform == .mobile && asksNotToKick)
+        if claim.refusesToKick {
+            // Another node may be claiming the user's mobile slot at this moment: the
+            // reply waits for Redis's answer (clusterClaimAnswered).
+            self.cluster?.pendingLogins[id] = PendingLogin(login: login, requestID: requestID, device: device,
+                                                           displaced: displaced)
+            return [.claimDevice(device, claim)]
+        }
+        // The claim follows the local kicks' retractions, so Redis sees them first.
+        return completeLogin(login, requestID, on: id, uid: uid, displacing: displaced, now: now)
+            + [.claimDevice(device, claim)]
+    }
+
+    /// An error reply to a login, then the close (`close`, 4000 by default).
+    mutating func refuse(_ id: ConnectionID, _ requestID: RequestID, _ code: ErrorCode, close: CloseCode = .loginFailed,
+                         now: Instant) -> [EngineAction] {
+        [.send([id], .error(id: requestID, ChatError(code)))] + end(id, code: close, reason: code.rawValue, now: now)
+    }
+
+    /// Logs `id` in as `uid`, kicking `displaced` (this node's older devices).
+    mutating func completeLogin(_ login: LoginRequest, _ requestID: RequestID, on id: ConnectionID, uid: String,
+                                displacing displaced: [ConnectionID], now: Instant) -> [EngineAction] {
+        var actions: [EngineAction] = []
         // The newcomer is registered before the old devices go, so the user never
         // appears offline in between.
         let wasOnline = connectionsByUser[uid] != nil
@@ -240,23 +265,15 @@ public struct PresenceEngine: Sendable {
         sessions[id]?.loggedInAt = now
         register(id, uid: uid, deviceId: login.deviceId, platform: login.platform, subscription: login.presence)
         lastActiveAt[uid] = now.seconds
-        for old in displaced.sorted() {
+        for old in displaced.sorted() where sessions[old] != nil {
             let reason = sessions[old]?.deviceId == login.deviceId
                 ? "the same device connected again" : "another mobile device logged in"
             actions.append(.send([old], .deviceKicked(reason: reason, byDeviceId: login.deviceId, byPlatform: login.platform)))
             actions += end(old, code: .deviceKicked, reason: reason, now: now)
         }
-        for old in displacedRemote {
-            let reason = old.deviceId == login.deviceId ? "the same device connected again" : "another mobile device logged in"
-            actions.append(.kickRemote(old, reason: reason, byDeviceId: login.deviceId, byPlatform: login.platform))
-        }
         actions.append(.send([id], .loggedIn(id: requestID, user: user(uid, viewer: uid)!, connectionId: id.description,
                                              serverTime: now.seconds)))
-        if let cluster {
-            actions.append(.announceDevice(ClusterDevice(uid: uid, node: cluster.node, connection: id.description,
-                                                         deviceId: login.deviceId, platform: login.platform,
-                                                         since: now.seconds)))
-        } else if !wasOnline {
+        if cluster == nil && !wasOnline {
             actions += presenceChanged(uid)
         }
         return actions

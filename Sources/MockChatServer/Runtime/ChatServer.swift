@@ -245,12 +245,16 @@ public final class ChatServer {
         // the read's other requests; what went to other connections (presence events)
         // waits for the end of the loop turn, to share writes with the turn's other events.
         execute(engine.received(decoded, from: id, now: now))
-        if labels[id] == nil, let session = engine.session(id), let uid = session.uid {
-            labels[id] = (uid, session.deviceId ?? "")
-            settlePending(id)
-            if !faults.links.isEmpty { refreshSlicing(id) }
-            logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
-        }
+        noteLogin(id)
+    }
+
+    /// Labels a connection that has just logged in, for the trace and faults.
+    private func noteLogin(_ id: ConnectionID) {
+        guard labels[id] == nil, let session = engine.session(id), let uid = session.uid else { return }
+        labels[id] = (uid, session.deviceId ?? "")
+        settlePending(id)
+        if !faults.links.isEmpty { refreshSlicing(id) }
+        logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
     }
 
     /// Parses and decodes one text frame, tracing it as it arrived.
@@ -299,6 +303,11 @@ public final class ChatServer {
 
     /// Carries out the engine's actions in order.
     func execute(_ actions: [EngineAction]) {
+        // Cluster mode: a connection's close waits until Redis has removed its device, so
+        // a client that goes on through another node is ordered after it (docs/CLUSTER.md).
+        var retracting: Set<String> = []
+        if cluster != nil { for case .retractDevice(let device, _) in actions { retracting.insert(device.connection) } }
+        var heldCloses: [String: (ConnectionID, CloseCode, String)] = [:]
         for action in actions {
             switch action {
             case .send(let recipients, let message):
@@ -334,21 +343,22 @@ public final class ChatServer {
                     send(frame, bytes: bytes, to: id)
                 }
             case .close(let id, let code, let reason):
-                let label = labels[id] ?? claims[id]
-                trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
-                             text: "server closes: \(reason)", code: code.rawValue)
-                logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
-                if isBlackholed(id) {
-                    sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
-                } else {
-                    close(id, code: code.rawValue, reason: reason)
+                guard !retracting.contains(id.description) else {
+                    heldCloses[id.description] = (id, code, reason)
+                    continue
                 }
-            case .announceDevice(let device):
-                cluster?.announce(device)
+                carryOutClose(id, code: code, reason: reason)
+            case .claimDevice(let device, let claim):
+                cluster?.claim(device, claim) { [unowned self] granted in
+                    guard claim.refusesToKick, let id = ConnectionID(device.connection) else { return }
+                    self.execute(self.engine.clusterClaimAnswered(id, granted: granted, now: self.loop.clock.now))
+                    self.noteLogin(id)
+                }
             case .retractDevice(let device, let lastActiveAt):
-                cluster?.retract(device, lastActiveAt: lastActiveAt)
-            case .kickRemote(let device, let reason, let byDeviceId, let byPlatform):
-                cluster?.kick(device, reason: reason, byDeviceId: byDeviceId, byPlatform: byPlatform)
+                let held = heldCloses.removeValue(forKey: device.connection)
+                cluster?.retract(device, lastActiveAt: lastActiveAt) { [weak self] in
+                    if let (id, code, reason) = held { self?.carryOutClose(id, code: code, reason: reason) }
+                }
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])
                 heartbeats[id] = loop.clock.schedule(at: deadline) { [unowned self] in
@@ -362,6 +372,20 @@ public final class ChatServer {
                     self.execute(self.engine.heartbeatDue(id, now: now))
                 }
             }
+        }
+    }
+
+    /// Closes a connection with `code`, as the engine asked: traced, logged, and sent
+    /// through the connection's outbound link (which may withhold the close frame).
+    private func carryOutClose(_ id: ConnectionID, code: CloseCode, reason: String) {
+        let label = labels[id] ?? claims[id]
+        trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
+                     text: "server closes: \(reason)", code: code.rawValue)
+        logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
+        if isBlackholed(id) {
+            sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
+        } else {
+            close(id, code: code.rawValue, reason: reason)
         }
     }
 
