@@ -7,7 +7,7 @@ import Testing
 /// stream, remote mobiles count for the device policy, and a reconnect that asks not to
 /// kick waits for Redis's answer.
 @Suite struct PresenceEngineClusterTests {
-    private func clustered(_ configure: (inout AppSettings) -> Void = { _ in }) throws -> EngineHarness {
+    private func clustered(_ configure: (inout AppConfiguration) -> Void = { _ in }) throws -> EngineHarness {
         let harness = try EngineHarness(configure: configure)
         harness.engine.joinCluster(node: "a")
         return harness

@@ -10,7 +10,7 @@ final class EngineHarness {
     var now = Instant.virtualEpoch
     private var nextRequest: Int64 = 1
 
-    init(configure: (inout AppSettings) -> Void = { _ in }) throws {
+    init(configure: (inout AppConfiguration) -> Void = { _ in }) throws {
         let fixtures = try FixtureSet.embedded()
         var settings = fixtures.settings
         configure(&settings)

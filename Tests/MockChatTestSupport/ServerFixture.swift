@@ -18,7 +18,7 @@ public final class ServerFixture {
     private var nextSeed: UInt64 = 1
 
     /// Starts a server; `configure` may change the embedded app settings first.
-    public init(access: ControlAccess = ControlAccess(), configure: (inout AppSettings) -> Void = { _ in },
+    public init(access: ControlAccess = ControlAccess(), configure: (inout AppConfiguration) -> Void = { _ in },
          server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in }, trace: TraceLog? = nil,
          clock: Clock.Mode = .virtual(start: .virtualEpoch)) throws {
         let loop = try EventLoop(clockMode: clock)

@@ -141,7 +141,7 @@ public struct ScenarioRunner: Sendable {
     /// The `start` message: the scenario, where the server listens, the app and the clock.
     private func startFields(_ scenario: Scenario, server: ServerUnderTest, loop: EventLoop) -> [(String, JSONValue)] {
         let address = server.address
-        let app = MockChatServer.AppSettings()
+        let app = AppConfiguration()
         return [
             ("scenario", .string(scenario.id)),
             ("seed", .integer(Int64(bitPattern: options.seed ?? scenario.seed))),

@@ -29,7 +29,7 @@ import MockChatCore
 /// - A connection that has not logged in within the login timeout is closed 4010.
 public struct PresenceEngine: Sendable {
     public private(set) var directory: UserDirectory
-    public private(set) var settings: AppSettings
+    public private(set) var settings: AppConfiguration
     private var sessions: [ConnectionID: SessionInfo] = [:]
     /// Logged-in connections per uid, indexed for the device policy.
     private var connectionsByUser: [String: UserConnections] = [:]
@@ -55,7 +55,7 @@ public struct PresenceEngine: Sendable {
     }
 
     /// `now` is when the users count as loaded (see ``UserRecord/lastActiveAt``).
-    public init(directory: UserDirectory, settings: AppSettings, now: Instant = Instant(seconds: 0)) {
+    public init(directory: UserDirectory, settings: AppConfiguration, now: Instant = Instant(seconds: 0)) {
         self.directory = directory
         self.settings = settings
         loadedAt = now.seconds
@@ -178,7 +178,7 @@ public struct PresenceEngine: Sendable {
 
     /// Replaces users and settings; every connection is closed with `code`.
     /// O(sessions × recipients) at worst: every user goes offline.
-    public mutating func load(directory: UserDirectory, settings: AppSettings, closing code: CloseCode,
+    public mutating func load(directory: UserDirectory, settings: AppConfiguration, closing code: CloseCode,
                               now: Instant) -> [EngineAction] {
         var actions: [EngineAction] = []
         for id in sessions.keys.sorted() { actions += end(id, code: code, reason: "server state reset", now: now) }

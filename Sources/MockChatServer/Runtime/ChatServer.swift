@@ -34,7 +34,7 @@ public final class ChatServer {
     public var logger = Logger(label: "mockchat.server")
     /// Users and settings restored by a control `reset`.
     let initialDirectory: UserDirectory
-    let initialSettings: AppSettings
+    let initialSettings: AppConfiguration
 
     private var web: WebServer!
     private var sockets: [ConnectionID: WebSocket] = [:]
@@ -61,7 +61,7 @@ public final class ChatServer {
 
     /// Starts listening at `configuration.address`.
     public init(loop: EventLoop, configuration: Configuration = .init(), directory: UserDirectory,
-                settings: AppSettings, trace: TraceLog? = nil) throws {
+                settings: AppConfiguration, trace: TraceLog? = nil) throws {
         self.loop = loop
         self.configuration = configuration
         self.trace = try trace ?? TraceLog()

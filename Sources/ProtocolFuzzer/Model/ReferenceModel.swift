@@ -50,7 +50,7 @@ import ChatProtocol
 /// `users.list`) and `lastActiveAt`.
 public struct ReferenceModel: Sendable {
     /// The app settings the model depends on, read from the same `app.json` the server
-    /// starts with (`ReferenceModel.Settings+AppSettings.swift`), so a changed fixture
+    /// starts with (`ReferenceModel.Settings+AppConfiguration.swift`), so a changed fixture
     /// changes the model too.
     public struct Settings: Sendable, Equatable {
         public var clientKickControl: Bool

@@ -1,7 +1,8 @@
 import ChatProtocol
 
-/// Server-side app settings (`app.json`): credentials, timeouts and device policy.
-public struct AppSettings: Sendable, Equatable {
+/// The app as the server is configured for it (`app.json`): credentials, timeouts and
+/// device policy. Not the SDK's `AppSettings`, which is what an app passes to `init`.
+public struct AppConfiguration: Sendable, Equatable {
     public var appId = "mockchat-local"
     public var region = "us"
     /// The key `login` must carry unless it uses a user's token.
@@ -21,13 +22,13 @@ public struct AppSettings: Sendable, Equatable {
 
     /// Reads `app.json`; absent fields keep their defaults.
     public init(json: JSONValue) throws(FixtureError) {
-        self = try AppSettings().applying(json, as: "app settings")
+        self = try AppConfiguration().applying(json, as: "app settings")
     }
 
     /// These settings with the fields `overrides` (a partial `app.json`) carries replaced:
     /// the one way a scenario's or a control request's `app` changes them. A wrong value
     /// throws, naming its field; `what` names the whole in the error.
-    public func applying(_ overrides: JSONValue, as what: String = "'app'") throws(FixtureError) -> AppSettings {
+    public func applying(_ overrides: JSONValue, as what: String = "'app'") throws(FixtureError) -> AppConfiguration {
         guard let object = overrides.objectValue else { throw FixtureError("\(what) must be an object") }
         var settings = self
         try settings.apply(object)

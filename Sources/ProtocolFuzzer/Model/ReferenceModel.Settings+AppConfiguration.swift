@@ -3,7 +3,7 @@ import MockChatServer
 /// The model reads the server's settings as data: the values, never the engine's rules.
 extension ReferenceModel.Settings {
     /// The model's view of the server's settings.
-    public init(_ app: AppSettings) {
+    public init(_ app: AppConfiguration) {
         clientKickControl = app.clientKickControl
         mobileDevicesPerUser = app.mobileDevicesPerUser
         heartbeatMilliseconds = app.heartbeatTimeoutMilliseconds
@@ -18,5 +18,5 @@ extension ReferenceModel.Settings {
         if let mobileDevicesPerUser { self.mobileDevicesPerUser = mobileDevicesPerUser }
     }
 
-    private static let serverDefaults = (try? FixtureSet.embedded().settings) ?? AppSettings()
+    private static let serverDefaults = (try? FixtureSet.embedded().settings) ?? AppConfiguration()
 }

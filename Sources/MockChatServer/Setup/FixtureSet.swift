@@ -4,9 +4,9 @@ import Foundation
 /// Users plus app settings: what a server starts with.
 public struct FixtureSet: Sendable {
     public var directory: UserDirectory
-    public var settings: AppSettings
+    public var settings: AppConfiguration
 
-    public init(directory: UserDirectory, settings: AppSettings) {
+    public init(directory: UserDirectory, settings: AppConfiguration) {
         self.directory = directory
         self.settings = settings
     }
@@ -35,7 +35,7 @@ public struct FixtureSet: Sendable {
     public init(usersJSON: String, appJSON: String,
                 names: (users: String, app: String) = ("users.json", "app.json")) throws(FixtureError) {
         directory = try Self.parse(usersJSON, name: names.users) { json throws(FixtureError) in try UserDirectory(json: json) }
-        settings = try Self.parse(appJSON, name: names.app) { json throws(FixtureError) in try AppSettings(json: json) }
+        settings = try Self.parse(appJSON, name: names.app) { json throws(FixtureError) in try AppConfiguration(json: json) }
     }
 
     private static func parse<T>(_ text: String, name: String,
