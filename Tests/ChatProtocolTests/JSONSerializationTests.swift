@@ -162,6 +162,18 @@ private struct ValueGenerator {
         #expect(value.description == value.serialized())
     }
 
+    @Test func serializedCountIsTheSerializedLength() {
+        var generator = ValueGenerator(rng: SplitMix64(state: 0xC0_057))
+        let edges: [JSONValue] = [.integer(.min), .integer(.max), .integer(0), .integer(-1), .integer(10), .integer(-10),
+                                  .double(.nan), .double(.infinity), .double(1e-5), .double(-0.0), .string(""),
+                                  .string("q\"b\\\u{08}\u{0C}\n\r\t\u{0}\u{1F}\u{7F}é😀"), [], [:], [[:]], nil, true, false]
+        for value in edges + (0..<400).map({ _ in generator.value() }) {
+            var bytes: [UInt8] = []
+            value.serialize(into: &bytes)
+            #expect(value.serializedCount == bytes.count, "\(value)")
+        }
+    }
+
     @Test func roundTripProperty() throws {
         var generator = ValueGenerator(rng: SplitMix64(state: 0x5EED_0F_C0DEC))
         var kinds = Set<String>()

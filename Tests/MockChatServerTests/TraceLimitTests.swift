@@ -21,6 +21,21 @@ struct TraceLimitTests {
         #expect(kept == Array((5_001 - kept.count)...5_000))
     }
 
+    @Test func keptBytesAreTheLengthOfTheKeptLines() throws {
+        let trace = try TraceLog(capacity: 1_000, byteLimit: 1 << 20)
+        let long = String(repeating: "é\"", count: 3_000)
+        trace.record(.open, time: Instant(milliseconds: 1), connection: ConnectionID(1), text: "127.0.0.1")
+        trace.record(.in, time: Instant(milliseconds: 1_500), connection: ConnectionID(12), uid: "al\nice", deviceId: "d\u{1}",
+                     frame: ["id": 7, "op": "login", "token": "secret", "deep": [1.5, nil, true, ["x": -3]]])
+        trace.record(.out, time: Instant(milliseconds: 123_456_789), connection: ConnectionID(12), frame: ["big": .string(long)])
+        trace.record(.close, time: Instant(milliseconds: 2), connection: ConnectionID(12), text: "closed: \"bye\"", code: 4001)
+        trace.controlRoute = "POST /control/faults"
+        trace.record(.control, time: Instant(milliseconds: 3), frame: ["rules": []], text: String(repeating: "t", count: 2_000))
+        trace.record(.fault, time: Instant(milliseconds: 4), connection: ConnectionID(3), frame: [:], text: "")
+        #expect(trace.entries.first(where: { $0.kind == .out })?.frame?["summarized"] == true)
+        #expect(trace.keptBytes == TraceLog.jsonLines(trace.entries).count)
+    }
+
     @Test func aLongFrameIsKeptAsLengthPrefixAndHash() throws {
         let trace = try TraceLog()
         let id = String(repeating: "x", count: 65_000)

@@ -51,6 +51,53 @@ extension JSONValue {
         }
     }
 
+    /// How many bytes ``serialize(into:)`` appends for the value, counted without
+    /// writing them.
+    public var serializedCount: Int {
+        switch self {
+        case .null:
+            return 4
+        case .bool(let value):
+            return value ? 4 : 5
+        case .integer(let value):
+            var magnitude = value.magnitude, digits = 1
+            while magnitude >= 10 {
+                magnitude /= 10
+                digits += 1
+            }
+            return value < 0 ? digits + 1 : digits
+        case .double(let value):
+            return value.isFinite ? value.description.utf8.count : 4
+        case .string(let value):
+            return JSONValue.stringCount(value)
+        case .array(let elements):
+            var count = elements.isEmpty ? 2 : 1 + elements.count
+            for element in elements { count += element.serializedCount }
+            return count
+        case .object(let object):
+            var count = object.isEmpty ? 2 : 1 + object.count
+            for (key, value) in object { count += JSONValue.stringCount(key) + 1 + value.serializedCount }
+            return count
+        }
+    }
+
+    /// How many bytes ``writeString(_:into:)`` appends for `string`.
+    public static func stringCount(_ string: String) -> Int {
+        if let count = string.utf8.withContiguousStorageIfAvailable(escapedCount) { return count + 2 }
+        return Array(string.utf8).withUnsafeBufferPointer(escapedCount) + 2
+    }
+
+    private static func escapedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = bytes.count
+        for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x0C, 0x0A, 0x0D, 0x09: count += 1
+            default: count += 5
+            }
+        }
+        return count
+    }
+
     /// Writes a quoted, escaped string, copying unescaped runs in bulk.
     static func writeString(_ string: String, into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))

@@ -20,15 +20,24 @@ public enum RequestDecoder {
     /// common case under load. Returns nil for anything else, which then goes through
     /// ``decode(_:maxDepth:)``; for the frames it accepts, the result is the same.
     public static func compactPing(_ bytes: UnsafeRawBufferPointer) -> RequestEnvelope? {
-        let prefix = #"{"id":"#.utf8, suffix = #","op":"ping"}"#.utf8
-        guard bytes.count > prefix.count + suffix.count, bytes.count <= prefix.count + suffix.count + 18,
-              bytes.starts(with: prefix), bytes.reversed().starts(with: suffix.reversed()) else { return nil }
-        let digits = bytes[prefix.count..<(bytes.count - suffix.count)]
-        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              digits.count == 1 || digits.first != UInt8(ascii: "0") else { return nil }
+        let prefix: StaticString = #"{"id":"#, suffix: StaticString = #","op":"ping"}"#
+        let count = bytes.count, head = prefix.utf8CodeUnitCount, tail = suffix.utf8CodeUnitCount
+        guard count > head + tail, count <= head + tail + 18,
+              matches(bytes, at: 0, prefix), matches(bytes, at: count - tail, suffix) else { return nil }
+        let digits = bytes[head..<(count - tail)]
+        guard digits.count == 1 || digits.first != UInt8(ascii: "0") else { return nil }
         var value: Int64 = 0
-        for digit in digits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+            value = value &* 10 &+ Int64(digit &- UInt8(ascii: "0"))
+        }
         return RequestEnvelope(id: .integer(value), request: .ping)
+    }
+
+    private static func matches(_ bytes: UnsafeRawBufferPointer, at start: Int, _ text: StaticString) -> Bool {
+        let expected = text.utf8Start
+        for i in 0..<text.utf8CodeUnitCount where bytes[start + i] != expected[i] { return false }
+        return true
     }
 
     /// Decodes an already parsed value.

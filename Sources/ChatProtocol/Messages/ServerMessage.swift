@@ -24,6 +24,16 @@ public enum ServerMessage: Sendable, Equatable {
         .result(id: id, JSONObject([("pong", true), ("serverTime", .double(serverTime))]))
     }
 
+    /// Appends the bytes of `pong(id: .integer(id), serverTime:)`'s frame to `buffer`
+    /// without building its JSON: the same bytes as ``bytes`` gives for that message.
+    public static func writePong(id: Int64, serverTime: Double, into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: #"{"id":"#.utf8)
+        buffer.append(contentsOf: id.description.utf8)
+        buffer.append(contentsOf: #","result":{"pong":true,"serverTime":"#.utf8)
+        buffer.append(contentsOf: (serverTime.isFinite ? serverTime.description : "null").utf8)
+        buffer.append(contentsOf: "}}".utf8)
+    }
+
     /// The reply to `users.get`.
     public static func user(id: RequestID, _ user: User) -> ServerMessage {
         .result(id: id, JSONObject([("user", user.json)]))

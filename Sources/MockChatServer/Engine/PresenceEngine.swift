@@ -99,8 +99,9 @@ public struct PresenceEngine: Sendable {
 
     /// Any frame arrived (data, ping or pong): the connection is alive, and so is its user. O(1).
     public mutating func activity(_ id: ConnectionID, now: Instant) {
-        sessions[id]?.lastInboundAt = now
-        if let uid = sessions[id]?.uid { lastActiveAt[uid] = now.seconds }
+        guard let index = sessions.index(forKey: id) else { return }
+        sessions.values[index].lastInboundAt = now
+        if let uid = sessions.values[index].uid { lastActiveAt[uid] = now.seconds }
     }
 
     /// A text frame was decoded (or refused) by ``RequestDecoder``.
@@ -143,6 +144,17 @@ public struct PresenceEngine: Sendable {
         case .listUsers(let query):
             return [.send([id], listUsers(query, viewer: uid, id: envelope.id))]
         }
+    }
+
+    /// A `ping` arrived on `id`: what ``received(_:from:now:)`` does for it, without
+    /// building actions. True when the connection is logged in and gets
+    /// ``ServerMessage/pong(id:serverTime:)`` with `now`; false, with nothing changed,
+    /// when the caller must go through ``received(_:from:now:)`` (which refuses it). O(1).
+    public mutating func pinged(_ id: ConnectionID, now: Instant) -> Bool {
+        guard let index = sessions.index(forKey: id), sessions.values[index].stage == .loggedIn,
+              sessions.values[index].uid != nil else { return false }
+        sessions.values[index].lastPingAt = now
+        return true
     }
 
     /// The transport reports the connection gone (closed, reset, failed).

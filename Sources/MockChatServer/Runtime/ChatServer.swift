@@ -48,6 +48,8 @@ public final class ChatServer {
     /// reply and close carry them too. Faults never match on a claim.
     private var claims: [ConnectionID: (uid: String, deviceId: String)] = [:]
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
+    /// The bytes of the pong being written (reused: a pong allocates nothing).
+    private var pongBytes: [UInt8] = []
     var nextConnection = 1
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
@@ -235,6 +237,7 @@ public final class ChatServer {
         let now = loop.clock.now
         let label = labels[id]
         engine.activity(id, now: now)
+        if label != nil, answeredPing(bytes, from: id, now: now) { return }
         let (decoded, request) = decode(bytes, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
@@ -246,6 +249,22 @@ public final class ChatServer {
         // waits for the end of the loop turn, to share writes with the turn's other events.
         execute(engine.received(decoded, from: id, now: now))
         noteLogin(id)
+    }
+
+    /// The common case of a logged-in, labelled client's compact `ping` with nothing
+    /// traced, no fault and no scripted reply: the pong's bytes are written without an action, a
+    /// message or a JSON tree. The bytes and effects are those of the general path.
+    private func answeredPing(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, now: Instant) -> Bool {
+        guard !trace.isRecording, faults.replies.isEmpty, faults.blackholes.isEmpty, faults.links.isEmpty,
+              outboundHeld.waiting.isEmpty,
+              let ping = RequestDecoder.compactPing(bytes), case .integer(let requestID) = ping.id,
+              engine.pinged(id, now: now) else { return false }
+        guard let socket = sockets[id] else { return true }
+        pongBytes.removeAll(keepingCapacity: true)
+        ServerMessage.writePong(id: requestID, serverTime: now.seconds, into: &pongBytes)
+        socket.send(text: pongBytes)
+        checkBackPressure(id, socket)
+        return true
     }
 
     /// Labels a connection that has just logged in, for the trace and faults.

@@ -52,6 +52,25 @@ public final class TraceLog {
             if let text { object["text"] = .string(text) }
             return .object(object)
         }
+
+        /// The length of the entry's JSON line without its newline: `json`'s serialized
+        /// length, counted without building or writing it.
+        var serializedCount: Int {
+            // `{` and `}`, plus each field's `"key":` and value, separated by commas.
+            var count = 1
+            func field(_ keyLength: Int, _ valueCount: Int) { count += keyLength + 4 + valueCount }
+            field(3, JSONValue.integer(Int64(sequence)).serializedCount)
+            field(1, JSONValue.double(time.seconds).serializedCount)
+            field(4, JSONValue.stringCount(kind.rawValue))
+            if let connection { field(4, JSONValue.stringCount(connection.description)) }
+            if let uid { field(3, JSONValue.stringCount(uid)) }
+            if let deviceId { field(6, JSONValue.stringCount(deviceId)) }
+            if let code { field(4, JSONValue.integer(Int64(code)).serializedCount) }
+            if let route { field(5, JSONValue.stringCount(route)) }
+            if let frame { field(5, frame.serializedCount) }
+            if let text { field(4, JSONValue.stringCount(text)) }
+            return count
+        }
     }
 
     /// Entries kept in memory, oldest first; the oldest are dropped beyond `capacity`
@@ -137,6 +156,17 @@ public final class TraceLog {
         var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
                           deviceId: deviceId, route: kind == .control ? controlRoute : nil, frame: frame.map(redact),
                           text: text.map { String($0.prefix(1024)) }, code: code)
+        guard let file else {
+            // Kept in memory only: the line's length is all that counts, and the frame's
+            // summary when the line would be long.
+            var size = entry.serializedCount + 1
+            if entry.frame != nil, size > Self.longFrameBytes + 513 {
+                entry.frame = Self.summary(of: entry.frame!)
+                size = entry.serializedCount + 1
+            }
+            keep(entry, size: size)
+            return
+        }
         var line: [UInt8] = []
         entry.json.serialize(into: &line)
         if kind == .control, let payload = entry.frame, line.count > Self.longFrameBytes + 512,
@@ -146,31 +176,33 @@ public final class TraceLog {
             entry.json.serialize(into: &line)
         }
         line.append(10)
-        let whole = wholeFrames && file != nil ? line : []
+        let whole = wholeFrames ? line : []
         if entry.frame != nil, line.count > Self.longFrameBytes + 513 {
             entry.frame = Self.summary(of: entry.frame!)
             line.removeAll(keepingCapacity: true)
             entry.json.serialize(into: &line)
             line.append(10)
         }
-        if capacity > 0, byteLimit > 0 {
-            kept.append(entry)
-            sizes.append(line.count)
-            keptBytes += line.count
-            while kept.count - head > capacity || keptBytes > byteLimit {
-                keptBytes -= sizes[head]
-                head += 1
-            }
-            if head > 1024, head * 2 > kept.count {
-                kept.removeFirst(head)
-                sizes.removeFirst(head)
-                head = 0
-            }
+        keep(entry, size: line.count)
+        let written = whole.isEmpty ? line : whole
+        fwrite(written, 1, written.count, file)
+        fflush(file)
+    }
+
+    /// Keeps an entry whose JSON line takes `size` bytes, dropping the oldest beyond the limits.
+    private func keep(_ entry: Entry, size: Int) {
+        guard capacity > 0, byteLimit > 0 else { return }
+        kept.append(entry)
+        sizes.append(size)
+        keptBytes += size
+        while kept.count - head > capacity || keptBytes > byteLimit {
+            keptBytes -= sizes[head]
+            head += 1
         }
-        if let file {
-            let written = whole.isEmpty ? line : whole
-            fwrite(written, 1, written.count, file)
-            fflush(file)
+        if head > 1024, head * 2 > kept.count {
+            kept.removeFirst(head)
+            sizes.removeFirst(head)
+            head = 0
         }
     }
 
