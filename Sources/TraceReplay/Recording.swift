@@ -82,8 +82,6 @@ public struct Recording: Sendable {
 
     /// The steps as a scenario to run, checked by the typed loader.
     public func scenario(id: String, steps: [JSONValue]) throws(ScenarioError) -> Scenario {
-        var typed: [Step] = []
-        for (offset, raw) in steps.enumerated() { typed.append(try ScenarioLoader.step(raw, number: offset + 1)) }
-        return Scenario(id: id, title: id, source: "a recording", app: app, seed: 1, steps: typed)
+        Scenario(id: id, title: id, source: "a recording", app: app, seed: 1, steps: try ScenarioLoader.steps(steps))
     }
 }

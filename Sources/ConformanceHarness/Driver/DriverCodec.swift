@@ -126,7 +126,10 @@ public enum DriverCodec {
         case "all": return .allUsers
         case "friends": return .friends
         case "none": return PresenceSubscription.none
-        default: return value["roles"].flatMap(PresenceSubscription.init(scenarioValue:))
+        default:
+            // `{"roles": [...]}`: only a list, read as the scenario form reads one.
+            guard let roles = value["roles"], roles.arrayValue != nil else { return nil }
+            return PresenceSubscription(scenarioValue: roles)
         }
     }
 

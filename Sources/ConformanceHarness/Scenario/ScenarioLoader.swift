@@ -69,6 +69,13 @@ public enum ScenarioLoader {
         return Step(number: number, action: try reader.step(raw, path: ["steps", String(number - 1)]), text: raw.description)
     }
 
+    /// Parses the steps of a generated scenario, numbered from 1.
+    public static func steps(_ raw: [JSONValue]) throws(ScenarioError) -> [Step] {
+        var steps: [Step] = []
+        for (offset, step) in raw.enumerated() { steps.append(try Self.step(step, number: offset + 1)) }
+        return steps
+    }
+
     /// The assertions of an `expect` step written as YAML (`alice.frames: {event: user.online}`),
     /// checked as a file's would be; returns the mapping.
     public static func assertions(yaml text: String) throws(ScenarioError) -> JSONValue {

@@ -14,8 +14,6 @@ public struct BenchTarget: Sendable {
     /// Print a progress line on stderr once a second.
     public var showProgress = true
 
-    public init(address: SocketAddress) { addresses = [address] }
-
     public init(addresses: [SocketAddress]) {
         precondition(!addresses.isEmpty, "a bench needs a server")
         self.addresses = addresses
@@ -23,12 +21,6 @@ public struct BenchTarget: Sendable {
 
     /// The first server (the only one, unless a cluster's nodes were given).
     public var address: SocketAddress { addresses[0] }
-
-    /// The first server's process, if known.
-    public var serverPID: Int32? {
-        get { serverPIDs.first }
-        set { serverPIDs = newValue.map { [$0] } ?? [] }
-    }
 
     /// The server connection `index` goes to: the servers in turn.
     public func address(for index: Int) -> SocketAddress { addresses[index % addresses.count] }
@@ -50,7 +42,7 @@ public struct BenchTarget: Sendable {
     }
 
     /// The probe of the first server's process, if known.
-    public var server: ProcessProbe? { serverPID.map(ProcessProbe.init(pid:)) }
+    public var server: ProcessProbe? { serverPIDs.first.map(ProcessProbe.init(pid:)) }
 
     /// The probes of every server process given.
     public var servers: [ProcessProbe] { serverPIDs.map(ProcessProbe.init(pid:)) }

@@ -50,10 +50,7 @@ public struct HistoryScenario: Sendable {
                 checkOfStep.append(group)
             }
         }
-        var steps: [Step] = []
-        for (offset, raw) in rawSteps.enumerated() {
-            steps.append(try ScenarioLoader.step(raw, number: offset + 1))
-        }
+        let steps = try ScenarioLoader.steps(rawSteps)
         scenario = Scenario(
             id: id, title: title, source: "mockchat fuzz: docs/PROTOCOL.md sections 4, 7, 8, 9 and 12.7",
             app: Self.app(history.settings), seed: history.seed, steps: steps)

@@ -84,10 +84,7 @@ public struct ComparisonScenario: Sendable {
             actionOfStep.append(index)
             isCheck.append(true)
         }
-        var steps: [Step] = []
-        for (offset, raw) in rawSteps.enumerated() {
-            steps.append(try ScenarioLoader.step(raw, number: offset + 1))
-        }
+        let steps = try ScenarioLoader.steps(rawSteps)
         scenario = Scenario(id: id, title: title, source: "mockchat fuzz --sdk: the reference model (docs/FUZZING.md)",
                             profile: history.profile, app: history.app, seed: history.seed, steps: steps)
     }
