@@ -50,7 +50,7 @@ public final class ChatServer {
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     /// The bytes of the pong being written (reused: a pong allocates nothing).
     private var pongBytes: [UInt8] = []
-    var nextConnection = 1
+    private var nextConnection = 1
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
     let cluster: ClusterBridge?
@@ -237,8 +237,10 @@ public final class ChatServer {
         let now = loop.clock.now
         let label = labels[id]
         engine.activity(id, now: now)
-        if label != nil, answeredPing(bytes, from: id, now: now) { return }
-        let (decoded, request) = decode(bytes, from: id, label: label, now: now)
+        // Nothing to trace or match: the common ping needs no JSON tree.
+        let ping = trace.isRecording || !faults.replies.isEmpty ? nil : RequestDecoder.compactPing(bytes)
+        if label != nil, let ping, answeredPing(ping, from: id, now: now) { return }
+        let (decoded, request) = ping.map { (.success($0), nil) } ?? decode(bytes, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
             answer(request, with: reply, on: id)
@@ -254,10 +256,9 @@ public final class ChatServer {
     /// The common case of a logged-in, labelled client's compact `ping` with nothing
     /// traced, no fault and no scripted reply: the pong's bytes are written without an action, a
     /// message or a JSON tree. The bytes and effects are those of the general path.
-    private func answeredPing(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, now: Instant) -> Bool {
-        guard !trace.isRecording, faults.replies.isEmpty, faults.blackholes.isEmpty, faults.links.isEmpty,
-              outboundHeld.waiting.isEmpty,
-              let ping = RequestDecoder.compactPing(bytes), case .integer(let requestID) = ping.id,
+    private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, now: Instant) -> Bool {
+        guard faults.blackholes.isEmpty, faults.links.isEmpty, outboundHeld.waiting.isEmpty,
+              case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
         guard let socket = sockets[id] else { return true }
         pongBytes.removeAll(keepingCapacity: true)
@@ -280,10 +281,6 @@ public final class ChatServer {
     /// The parsed frame comes back too when there are scripted replies to match.
     private func decode(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, label: (uid: String, deviceId: String)?,
                         now: Instant) -> (Result<RequestEnvelope, RequestRejection>, JSONValue?) {
-        // Nothing to trace or match: the common ping needs no JSON tree.
-        if !trace.isRecording, faults.replies.isEmpty, let ping = RequestDecoder.compactPing(bytes) {
-            return (.success(ping), nil)
-        }
         do {
             let value = try JSONParser.parse(bytes)
             var label = label ?? claims[id]
