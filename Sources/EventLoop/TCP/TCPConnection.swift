@@ -136,6 +136,27 @@ public final class TCPConnection: HandleOwner {
             return
         }
         pendingOutput.append(contentsOf: bytes)
+        pendingOutputGrew()
+    }
+
+    /// Queues the bytes `fill` appends to the buffer it is given: when writes are
+    /// coalesced, the connection's own pending output, so nothing is copied on the way.
+    /// Otherwise the same as ``write(_:)``.
+    public func write(appending fill: (inout [UInt8]) -> Void) {
+        guard state == .open else { return }
+        guard coalescesWrites, loop.coalescer.isAvailable else {
+            var bytes: [UInt8] = []
+            fill(&bytes)
+            if !bytes.isEmpty { release(bytes) }
+            return
+        }
+        let before = pendingOutput.count
+        fill(&pendingOutput)
+        if pendingOutput.count > before { pendingOutputGrew() }
+    }
+
+    /// Schedules the flush of what was just added to `pendingOutput`.
+    private func pendingOutputGrew() {
         if !isWaitingForFlush {
             isWaitingForFlush = true
             loop.coalescer.enqueue(self)
@@ -291,7 +312,7 @@ public final class TCPConnection: HandleOwner {
 
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
         if count > 0, let base = buffer?.pointee.base {
-            loop.traffic.read(count, by: self)
+            if peerIsLocal { loop.traffic.read(count, by: self) }
             onRead?(UnsafeRawBufferPointer(start: base, count: count))
             if isWaitingForFlush { flushPendingOutput() }
         } else if count < 0 {

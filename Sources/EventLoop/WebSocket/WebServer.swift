@@ -60,14 +60,20 @@ public final class WebServer {
 
     private func accept(_ connection: TCPConnection) {
         openConnections += 1
-        connection.onClosed = { [weak self] in self?.openConnections -= 1 }
         if openConnections > configuration.maxConnections + configuration.reservedConnections {
+            connection.onClosed = { [weak self] in self?.openConnections -= 1 }
             refuseAtCapacity(connection)
             return
         }
         var parser = HTTPRequestParser(limits: configuration.limits)
-        let deadline = loop.clock.schedule(after: configuration.handshakeTimeout) { [weak connection] in
-            connection?.close()
+        // The timer holds the connection, and the connection's close cancels the timer:
+        // a weak reference would give every connection a side table, which makes each
+        // of its retains and releases take the slow path for as long as it lives.
+        let deadline = loop.clock.schedule(after: configuration.handshakeTimeout) { connection.close() }
+        connection.onClosed = { [weak self] in
+            guard let self else { return }
+            self.openConnections -= 1
+            self.loop.clock.cancel(deadline)
         }
         connection.onEnd = { [unowned connection] _ in connection.close() }
         connection.onRead = { [unowned self, unowned connection] bytes in

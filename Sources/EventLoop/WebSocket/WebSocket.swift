@@ -120,8 +120,11 @@ public final class WebSocket {
         case .client: wslay_event_context_client_init(&context, &callbacks, userData)
         }
         wslay_event_config_set_max_recv_msg_length(context, UInt64(configuration.maxMessageBytes))
-        connection.onRead = { [unowned self] bytes in self.feed(bytes) }
-        connection.onEnd = { [unowned self] error in
+        // The connection holds this socket through its callbacks until its handle has
+        // closed, when it drops them; capturing strongly spares each read an unowned
+        // reference check.
+        connection.onRead = { [self] bytes in self.feed(bytes) }
+        connection.onEnd = { [self] error in
             self.abnormal = error.map { "stream failed: \($0.name)" } ?? "peer closed the stream"
             self.connection.close()
         }
@@ -250,12 +253,14 @@ public final class WebSocket {
         guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
         if !isClient, opcode == 1, wslay_event_get_queued_msg_count(context) == 0,
            wslay_event_get_write_enabled(context) != 0 {
-            // With nothing queued in wslay, the frame it would build (one unmasked,
-            // unfragmented frame) is appended here directly: the same bytes without
-            // wslay's copy of the message.
-            appendServerFrame(opcode: opcode, bytes)
+            // With nothing queued in wslay, the frame it would build (one unmasked frame
+            // with FIN set, RFC 6455 section 5.2) is written here directly: the same
+            // bytes without wslay's copy of the message, and wslay's state is left as it was.
+            connection.write { output in
+                FrameHeader.append(opcode: opcode, masked: false, length: UInt64(bytes.count), to: &output)
+                output.append(contentsOf: bytes)
+            }
             textMessagesSent += 1
-            flush()
             return
         }
         func enqueue(_ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
@@ -268,11 +273,6 @@ public final class WebSocket {
         flush()
     }
 
-    /// Appends one unmasked frame with FIN set (RFC 6455, section 5.2) to `output`.
-    private func appendServerFrame(opcode: UInt8, _ bytes: some Collection<UInt8>) {
-        FrameHeader.append(opcode: opcode, masked: false, length: UInt64(bytes.count), to: &output)
-        output.append(contentsOf: bytes)
-    }
 
     private func receive(into buffer: UnsafeMutablePointer<UInt8>?, length: Int) -> Int {
         guard let buffer, let available = input, !available.isEmpty else {
@@ -378,16 +378,24 @@ struct FrameHeaderWatch {
                 payloadLeft -= skipped
                 continue
             }
-            header.append(bytes[index])
-            index += 1
-            guard let (opcode, length) = Self.complete(header) else { continue }
-            header.removeAll(keepingCapacity: true)
-            payloadLeft = length
-            switch opcode {
+            let frame: (opcode: UInt8, length: UInt64, size: Int)
+            if header.isEmpty, let whole = Self.header(in: UnsafeRawBufferPointer(rebasing: bytes[index...])) {
+                // The usual case: the whole header is in this read, nothing is copied.
+                frame = whole
+                index += whole.size
+            } else {
+                header.append(bytes[index])
+                index += 1
+                guard let whole = Self.header(in: header) else { continue }
+                frame = whole
+                header.removeAll(keepingCapacity: true)
+            }
+            payloadLeft = frame.length
+            switch frame.opcode {
             case 0:
-                let (sum, overflow) = messageBytes.addingReportingOverflow(length)
+                let (sum, overflow) = messageBytes.addingReportingOverflow(frame.length)
                 messageBytes = overflow ? .max : sum
-            case 1, 2: messageBytes = length
+            case 1, 2: messageBytes = frame.length
             default: continue  // control and reserved opcodes: wslay's business
             }
             if messageBytes > limit { return true }
@@ -395,14 +403,18 @@ struct FrameHeaderWatch {
         return false
     }
 
-    /// The opcode and payload length, once `header` holds a whole frame header.
-    private static func complete(_ header: [UInt8]) -> (opcode: UInt8, length: UInt64)? {
-        guard header.count >= 2 else { return nil }
-        let code = header[1] & 0x7F
+    /// The opcode, payload length and header size of the frame header at the start of
+    /// `bytes`, if `bytes` holds all of it.
+    private static func header(in bytes: some RandomAccessCollection<UInt8>) -> (opcode: UInt8, length: UInt64, size: Int)? {
+        guard bytes.count >= 2 else { return nil }
+        let first = bytes[bytes.startIndex], second = bytes[bytes.index(after: bytes.startIndex)]
+        let code = second & 0x7F
         let lengthBytes = code == 127 ? 8 : code == 126 ? 2 : 0
-        guard header.count == 2 + lengthBytes + (header[1] & 0x80 != 0 ? 4 : 0) else { return nil }
+        let size = 2 + lengthBytes + (second & 0x80 != 0 ? 4 : 0)
+        guard bytes.count >= size else { return nil }
+        let lengthStart = bytes.index(bytes.startIndex, offsetBy: 2)
         let length = lengthBytes == 0 ? UInt64(code)
-            : header[2..<(2 + lengthBytes)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return (header[0] & 0x0F, length)
+            : bytes[lengthStart..<bytes.index(lengthStart, offsetBy: lengthBytes)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (first & 0x0F, length, size)
     }
 }

@@ -30,4 +30,17 @@ public struct SessionInfo: Sendable, Equatable {
     public var loggedInAt: Instant?
     public var lastInboundAt: Instant
     public var lastPingAt: Instant?
+
+    /// Records a frame that arrived at `now`, in place (reading a session out of a
+    /// dictionary would copy it). A ping is recorded only on a logged-in session.
+    /// Returns the user whose activity it is, if the session has one and the frame
+    /// was recorded.
+    mutating func noteInbound(at now: Instant, isPing: Bool) -> String? {
+        if isPing {
+            guard stage == .loggedIn, uid != nil else { return nil }
+            lastPingAt = now
+        }
+        lastInboundAt = now
+        return uid
+    }
 }

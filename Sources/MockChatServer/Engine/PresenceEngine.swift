@@ -99,9 +99,9 @@ public struct PresenceEngine: Sendable {
 
     /// Any frame arrived (data, ping or pong): the connection is alive, and so is its user. O(1).
     public mutating func activity(_ id: ConnectionID, now: Instant) {
-        guard let index = sessions.index(forKey: id) else { return }
-        sessions.values[index].lastInboundAt = now
-        if let uid = sessions.values[index].uid { lastActiveAt[uid] = now.seconds }
+        guard let index = sessions.index(forKey: id),
+              let uid = sessions.values[index].noteInbound(at: now, isPing: false) else { return }
+        lastActiveAt[uid] = now.seconds
     }
 
     /// A text frame was decoded (or refused) by ``RequestDecoder``.
@@ -146,14 +146,14 @@ public struct PresenceEngine: Sendable {
         }
     }
 
-    /// A `ping` arrived on `id`: what ``received(_:from:now:)`` does for it, without
-    /// building actions. True when the connection is logged in and gets
-    /// ``ServerMessage/pong(id:serverTime:)`` with `now`; false, with nothing changed,
-    /// when the caller must go through ``received(_:from:now:)`` (which refuses it). O(1).
+    /// A `ping` arrived on `id`: what ``activity(_:now:)`` and ``received(_:from:now:)``
+    /// do for it, with one lookup and no actions. True when the connection is logged in
+    /// and gets ``ServerMessage/pong(id:serverTime:)`` with `now`; false, with nothing
+    /// changed, when the caller must take the general path (which refuses it). O(1).
     public mutating func pinged(_ id: ConnectionID, now: Instant) -> Bool {
-        guard let index = sessions.index(forKey: id), sessions.values[index].stage == .loggedIn,
-              sessions.values[index].uid != nil else { return false }
-        sessions.values[index].lastPingAt = now
+        guard let index = sessions.index(forKey: id),
+              let uid = sessions.values[index].noteInbound(at: now, isPing: true) else { return false }
+        lastActiveAt[uid] = now.seconds
         return true
     }
 

@@ -43,21 +43,22 @@ extension ChatServer {
 
     /// Runs `work` when a held frame is due, keeping the order of the connection's frames.
     func hold(_ direction: LinkDirection, _ id: ConnectionID, until time: Instant, _ work: @escaping () -> Void) {
-        func update(_ change: (inout HeldFrames) -> Void) {
-            if direction == .inbound { change(&inboundHeld) } else { change(&outboundHeld) }
-        }
-        update { held in
+        updateHeld(direction) { held in
             held.last[id] = max(time, held.last[id] ?? time)
             held.waiting[id, default: 0] += 1
         }
         loop.clock.schedule(at: time) { [weak self] in
             guard let self else { return }
-            update { held in
+            self.updateHeld(direction) { held in
                 let left = held.waiting[id, default: 1] - 1
                 held.waiting[id] = left > 0 ? left : nil
             }
             work()
         }
+    }
+
+    private func updateHeld(_ direction: LinkDirection, _ change: (inout HeldFrames) -> Void) {
+        if direction == .inbound { change(&inboundHeld) } else { change(&outboundHeld) }
     }
 
     /// Closes a connection through its outbound link: a close frame with `code`, or,

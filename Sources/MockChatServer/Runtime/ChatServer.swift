@@ -185,7 +185,8 @@ public final class ChatServer {
         pendingHost[id] = host
         // Replies and events of one loop turn leave in one write per connection.
         socket.connection.coalescesWrites = true
-        socket.onText = { [unowned self] bytes in self.receive(bytes, from: id) }
+        // The socket drops its callbacks when it finishes, so this one may hold it.
+        socket.onText = { [unowned self, socket] bytes in self.receive(bytes, from: id, on: socket) }
         socket.onControlFrame = { [unowned self] in
             guard !self.isBlackholed(id) else { return }
             self.engine.activity(id, now: self.loop.clock.now)
@@ -205,8 +206,9 @@ public final class ChatServer {
         execute(engine.opened(id, now: loop.clock.now))
     }
 
-    private func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) {
+    private func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket) {
         let now = loop.clock.now
+        if answeredPing(bytes, from: id, on: socket, now: now) { return }
         let label = labels[id]
         if isBlackholed(id) {
             trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
@@ -239,7 +241,6 @@ public final class ChatServer {
         engine.activity(id, now: now)
         // Nothing to trace or match: the common ping needs no JSON tree.
         let ping = trace.isRecording || !faults.replies.isEmpty ? nil : RequestDecoder.compactPing(bytes)
-        if label != nil, let ping, answeredPing(ping, from: id, now: now) { return }
         let (decoded, request) = ping.map { (.success($0), nil) } ?? decode(bytes, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
@@ -253,14 +254,16 @@ public final class ChatServer {
         noteLogin(id)
     }
 
-    /// The common case of a logged-in, labelled client's compact `ping` with nothing
-    /// traced, no fault and no scripted reply: the pong's bytes are written without an action, a
-    /// message or a JSON tree. The bytes and effects are those of the general path.
-    private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, now: Instant) -> Bool {
-        guard faults.blackholes.isEmpty, faults.links.isEmpty, outboundHeld.waiting.isEmpty,
-              case .integer(let requestID) = ping.id,
+    /// The common case of a logged-in client's compact `ping` with nothing traced, no
+    /// fault, no scripted reply and nothing held: the pong's bytes are written without a
+    /// lookup by connection, an action, a message or a JSON tree. The bytes and effects
+    /// are those of the general path; false when the frame must take that path.
+    private func answeredPing(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket,
+                              now: Instant) -> Bool {
+        guard !trace.isRecording, faults.blackholes.isEmpty, faults.links.isEmpty, faults.replies.isEmpty,
+              inboundHeld.waiting.isEmpty, outboundHeld.waiting.isEmpty,
+              let ping = RequestDecoder.compactPing(bytes), case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
-        guard let socket = sockets[id] else { return true }
         pongBytes.removeAll(keepingCapacity: true)
         ServerMessage.writePong(id: requestID, serverTime: now.seconds, into: &pongBytes)
         socket.send(text: pongBytes)
