@@ -84,7 +84,7 @@ let package = Package(
             "MockChatTestSupport",
         ], exclude: ["Fixtures"]),
         .testTarget(name: "LoadGeneratorTests", dependencies: [
-            "LoadGenerator", "MockChatServer", "EventLoop", "MockChatTestSupport",
+            "LoadGenerator", "MockChatServer", "EventLoop", "ChatProtocol", "MockChatTestSupport",
         ]),
         .testTarget(name: "TraceReplayTests", dependencies: [
             "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
