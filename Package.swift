@@ -83,7 +83,9 @@ let package = Package(
             "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
             "MockChatTestSupport",
         ], exclude: ["Fixtures"]),
-        .testTarget(name: "LoadGeneratorTests", dependencies: ["LoadGenerator"]),
+        .testTarget(name: "LoadGeneratorTests", dependencies: [
+            "LoadGenerator", "MockChatServer", "EventLoop", "ChatProtocol", "MockChatTestSupport",
+        ]),
         .testTarget(name: "TraceReplayTests", dependencies: [
             "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
         ]),

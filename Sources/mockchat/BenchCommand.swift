@@ -20,8 +20,8 @@ struct BenchCommand: ParsableCommand {
 struct BenchCommonOptions: ParsableArguments {
     @Option(help: """
         The server on loopback: ws://HOST:PORT[/v1/ws] or HOST:PORT. Several, comma-separated, are the nodes \
-        of one cluster: idle spreads its connections over them, presence puts its subscribers on the first \
-        and its churning users on the others.
+        of one cluster: ping, idle and reconnect spread their connections over them (reconnect loads its users \
+        on each), presence puts its subscribers on the first and its churning users on the others.
         """)
     var server = "127.0.0.1:8080"
 

@@ -23,20 +23,34 @@ public final class ServerFixture {
          clock: Clock.Mode = .virtual(start: .virtualEpoch)) throws {
         let loop = try EventLoop(clockMode: clock)
         do {
-            let fixtures = try FixtureSet.embedded()
-            var settings = fixtures.settings
-            configure(&settings)
-            var configuration = ChatServer.Configuration()
-            configuration.address = SocketAddress(host: "127.0.0.1", port: 0)
-            configuration.controlAccess = access
-            serverSettings(&configuration)
-            server = try ChatServer(loop: loop, configuration: configuration, directory: fixtures.directory,
-                                    settings: settings, trace: trace)
+            server = try Self.startServer(on: loop, access: access, configure: configure, server: serverSettings,
+                                          trace: trace)
         } catch {
             loop.shutdown()
             throw error
         }
         self.loop = loop
+    }
+
+    /// One more server on the fixture's loop (a free port, the embedded fixtures, the
+    /// default settings): a second node for clients that spread over several servers.
+    public func anotherServer(access: ControlAccess = ControlAccess()) throws -> ChatServer {
+        try Self.startServer(on: loop, access: access)
+    }
+
+    private static func startServer(on loop: EventLoop, access: ControlAccess,
+                                    configure: (inout AppConfiguration) -> Void = { _ in },
+                                    server serverSettings: (inout ChatServer.Configuration) -> Void = { _ in },
+                                    trace: TraceLog? = nil) throws -> ChatServer {
+        let fixtures = try FixtureSet.embedded()
+        var settings = fixtures.settings
+        configure(&settings)
+        var configuration = ChatServer.Configuration()
+        configuration.address = SocketAddress(host: "127.0.0.1", port: 0)
+        configuration.controlAccess = access
+        serverSettings(&configuration)
+        return try ChatServer(loop: loop, configuration: configuration, directory: fixtures.directory,
+                              settings: settings, trace: trace)
     }
 
     deinit {

@@ -32,7 +32,7 @@ public struct ProcessProbe: Sendable {
 
     /// Write system calls made and bytes written so far (`syscw`, `wchar` of
     /// `/proc/PID/io`; sockets included).
-    public func writes() -> (calls: Int, bytes: Int)? {
+    public func writes() -> WriteCounts? {
         guard let io = Self.read("/proc/\(pid)/io") else { return nil }
         var calls: Int?
         var bytes: Int?
@@ -43,7 +43,7 @@ public struct ProcessProbe: Sendable {
             if fields[0] == "wchar:" { bytes = Int(fields[1]) }
         }
         guard let calls, let bytes else { return nil }
-        return (calls, bytes)
+        return WriteCounts(calls: calls, bytes: bytes)
     }
 
     /// Open file descriptors.
@@ -75,5 +75,35 @@ public struct ProcessProbe: Sendable {
     static func read(_ path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Write system calls and bytes written, so that several readings add up and subtract.
+public struct WriteCounts: AdditiveArithmetic, Sendable {
+    public var calls: Int
+    public var bytes: Int
+
+    public init(calls: Int, bytes: Int) {
+        self.calls = calls
+        self.bytes = bytes
+    }
+
+    public static let zero = WriteCounts(calls: 0, bytes: 0)
+
+    public static func + (a: WriteCounts, b: WriteCounts) -> WriteCounts {
+        WriteCounts(calls: a.calls + b.calls, bytes: a.bytes + b.bytes)
+    }
+
+    public static func - (a: WriteCounts, b: WriteCounts) -> WriteCounts {
+        WriteCounts(calls: a.calls - b.calls, bytes: a.bytes - b.bytes)
+    }
+}
+
+extension Array where Element == ProcessProbe {
+    /// The sum of `read` over the processes (a cluster's nodes): nil when there are none
+    /// or one cannot be read.
+    public func total<Value: AdditiveArithmetic>(_ read: (ProcessProbe) -> Value?) -> Value? {
+        let values = map(read)
+        return values.isEmpty || values.contains(nil) ? nil : values.compactMap { $0 }.reduce(.zero, +)
     }
 }

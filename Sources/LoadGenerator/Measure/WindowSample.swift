@@ -8,17 +8,11 @@ public struct WindowSample: Sendable {
     public var serverCPU: Double?
     public var generatorCPU: Double?
 
-    /// Reads the clock, the host's CPU counters and both processes' CPU time.
-    public static func take(server: ProcessProbe?) -> WindowSample {
-        take(servers: server.map { [$0] } ?? [])
-    }
-
-    /// The same with the CPU time of several server processes (a cluster's nodes) summed.
+    /// Reads the clock, the host's CPU counters, this process's CPU time and that of the
+    /// server processes (a cluster's nodes) summed.
     public static func take(servers: [ProcessProbe]) -> WindowSample {
-        let times = servers.map { $0.cpuSeconds() }
-        let serverCPU = times.isEmpty || times.contains(nil) ? nil : times.compactMap { $0 }.reduce(0, +)
-        return WindowSample(time: MonotonicTime.now(), host: HostCPUSample.now(), serverCPU: serverCPU,
-                            generatorCPU: ProcessProbe.current.cpuSeconds())
+        WindowSample(time: MonotonicTime.now(), host: HostCPUSample.now(), serverCPU: servers.total { $0.cpuSeconds() },
+                     generatorCPU: ProcessProbe.current.cpuSeconds())
     }
 }
 

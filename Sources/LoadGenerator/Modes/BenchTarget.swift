@@ -35,6 +35,12 @@ public struct BenchTarget: Sendable {
     /// All servers' addresses, as `--server` takes them.
     public var addressList: String { addresses.map(\.description).joined(separator: ",") }
 
+    /// A report's `server` setting: all servers' addresses, labelled `clusterLabel` when
+    /// there are several.
+    func serverFigure(clusterLabel: String = "servers (cluster nodes)") -> BenchReport.Figure {
+        .init("server", .string(addressList), addresses.count > 1 ? clusterLabel : "server")
+    }
+
     /// The source address of connection `index`, if sources were given.
     public func source(for index: Int) -> SocketAddress? {
         guard !sourceHosts.isEmpty else { return nil }

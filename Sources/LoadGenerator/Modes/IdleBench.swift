@@ -36,12 +36,8 @@ public final class IdleBench {
     /// Runs the benchmark and returns its report.
     public func run() -> BenchReport {
         let servers = target.servers
-        func total(_ read: (ProcessProbe) -> Int?) -> Int? {
-            let values = servers.map(read)
-            return values.isEmpty || values.contains(nil) ? nil : values.compactMap { $0 }.reduce(0, +)
-        }
-        let rssBefore = total { $0.residentBytes() }
-        let fdsBefore = total { $0.openFileCount() }
+        let rssBefore = servers.total { $0.residentBytes() }
+        let fdsBefore = servers.total { $0.openFileCount() }
         let startSample = WindowSample.take(servers: servers)
         var outcomes: [IdleWorker.Outcome] = []
         var rssAfter: Int?
@@ -56,8 +52,8 @@ public final class IdleBench {
             loop.run()
             progress.update("idle: holding \(worker.openCount) connections for \(options.hold) s")
             loop.run(timeout: options.hold) { false }
-            rssAfter = total { $0.residentBytes() }
-            fdsAfter = total { $0.openFileCount() }
+            rssAfter = servers.total { $0.residentBytes() }
+            fdsAfter = servers.total { $0.openFileCount() }
             let held = worker.openCount
             if held < outcomes.first?.loggedIn ?? 0 {
                 notes.append("\((outcomes.first?.loggedIn ?? 0) - held) connections closed during the hold")
@@ -68,8 +64,8 @@ public final class IdleBench {
             let result = pool.run(progress: progress) {
                 progress.update("idle: holding for \(self.options.hold) s")
                 Thread.sleep(forTimeInterval: self.options.hold)
-                rssAfter = total { $0.residentBytes() }
-                fdsAfter = total { $0.openFileCount() }
+                rssAfter = servers.total { $0.residentBytes() }
+                fdsAfter = servers.total { $0.openFileCount() }
             }
             outcomes = result.outcomes
             notes += result.problems
@@ -101,7 +97,7 @@ public final class IdleBench {
         }
         let requested = options.worker.connections
         let settings = BenchReport.Section("settings", "Settings", [
-            .init("server", .string(target.addressList), target.addresses.count > 1 ? "servers (cluster nodes)" : "server"),
+            target.serverFigure(),
             .init("connections", .integer(Int64(requested)), "connections"),
             .init("processes", .integer(Int64(max(1, options.processes))), "generator processes"),
             .init("sources", .string(target.sourceHosts.isEmpty ? "kernel's choice" : target.sourceHosts.joined(separator: ",")),

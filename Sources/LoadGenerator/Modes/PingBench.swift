@@ -13,8 +13,10 @@ import EventLoop
 ///   sends the next one when a reply comes back; this measures the most the server can
 ///   answer, and latency counts from the actual send.
 ///
+/// Given a cluster's nodes, connection i goes to node i mod n.
+///
 /// The first `warmup` seconds are not measured. The server's CPU time over the measured
-/// window, divided by the replies in it, gives CPU per ping.
+/// window (the nodes' summed), divided by the replies in it, gives CPU per ping.
 public final class PingBench {
     public struct Options: Sendable {
         public var connections = 100
@@ -198,8 +200,8 @@ public final class PingBench {
     }
 
     private func observeWindow(_ now: UInt64) {
-        if startSample == nil, now >= windowStart { startSample = WindowSample.take(server: target.server) }
-        if endSample == nil, now >= windowEnd { endSample = WindowSample.take(server: target.server) }
+        if startSample == nil, now >= windowStart { startSample = WindowSample.take(servers: target.servers) }
+        if endSample == nil, now >= windowEnd { endSample = WindowSample.take(servers: target.servers) }
     }
 
     private func showProgress(_ now: UInt64) {
@@ -216,14 +218,14 @@ public final class PingBench {
     private func finish() {
         guard !finished else { return }
         finished = true
-        if endSample == nil { endSample = WindowSample.take(server: target.server) }
+        if endSample == nil { endSample = WindowSample.take(servers: target.servers) }
         loop.stop()
     }
 
     // MARK: report
 
     private func makeReport() -> BenchReport {
-        let start = startSample ?? WindowSample.take(server: target.server)
+        let start = startSample ?? WindowSample.take(servers: target.servers)
         let window = MeasuredWindow(start: start, end: endSample ?? start)
         let latency = measured.summary
         let replies = Int(latency.count)
@@ -238,7 +240,7 @@ public final class PingBench {
             notes.append("the generator fell behind its schedule (send lag p99 \(Int(sendLag.summary.p99)) µs); latencies still count from the intended times")
         }
         let settings = BenchReport.Section("settings", "Settings", [
-            .init("server", .string(target.address.description), "server"),
+            target.serverFigure(),
             .init("connections", .integer(Int64(options.connections)), "connections"),
             .init("loop", .string(openLoop ? "open" : "closed"), "loop"),
             .init("targetRate", openLoop ? .figure(options.rate, places: 1) : .null, "target rate", unit: "pings/s"),

@@ -97,13 +97,12 @@ public final class PresenceBench {
 
     // MARK: setup
 
-    /// Loads the users on each server in turn, then opens the subscribers.
-    private func loadFixtures(server: Int = 0) {
-        guard server < target.addresses.count else { return openSubscribers() }
+    /// Loads the users on every server, then opens the subscribers.
+    private func loadFixtures() {
         let uids = [Self.watcher] + (0..<options.users).map { Self.userPrefix + String($0) }
-        ControlRequest.loadUsers(uids, on: loop, to: target.addresses[server]) { [unowned self] problem in
-            guard let problem else { return loadFixtures(server: server + 1) }
-            setupProblem = "\(target.addresses[server]): \(problem)"
+        ControlRequest.loadUsers(uids, on: loop, to: target.addresses) { [unowned self] problem in
+            guard let problem else { return openSubscribers() }
+            setupProblem = problem
             finish()
         }
     }
@@ -297,8 +296,7 @@ public final class PresenceBench {
         let confirmed = subscribers.isEmpty ? 0 : ledger.expected / max(1, subscribers.count)
         let eventLatency = latency.summary
         let settings = BenchReport.Section("settings", "Settings", [
-            .init("server", .string(target.addressList),
-                  target.addresses.count > 1 ? "servers (subscribers on the first, churners on the others)" : "server"),
+            target.serverFigure(clusterLabel: "servers (subscribers on the first, churners on the others)"),
             .init("subscribers", .integer(Int64(options.subscribers)), "subscribers"),
             .init("users", .integer(Int64(options.users)), "churning users"),
             .init("churnRate", .figure(options.churn, places: 1), "churn", unit: "transitions/s"),

@@ -13,7 +13,9 @@ import WireKit
 ///
 /// Reports the time to converge, events per second, the server's peak RSS (sampled
 /// every 100 ms), its CPU per event, and its write system calls, from which frames and
-/// bytes per write follow.
+/// bytes per write follow. Given a cluster's nodes, the users are loaded on every node
+/// first, connection i goes to node i mod n, and the server figures are the nodes'
+/// sums (with the largest node's peak RSS beside the sum's).
 public final class ReconnectBench {
     public struct Options: Sendable {
         public var users = 5_000
@@ -39,11 +41,11 @@ public final class ReconnectBench {
     private var startedAt: UInt64 = 0
     private var convergedAt: UInt64?
     private var lastEventAt: UInt64 = 0
-    private var peakRSS: Int?
+    private var peakRSS = PeakMemory()
     private var startSample: WindowSample?
     private var endSample: WindowSample?
-    private var writesBefore: (calls: Int, bytes: Int)?
-    private var writesAfter: (calls: Int, bytes: Int)?
+    private var writesBefore: WriteCounts?
+    private var writesAfter: WriteCounts?
     private var setupProblem: String?
     private var finished = false
     private var lastProgress: UInt64 = 0
@@ -75,7 +77,7 @@ public final class ReconnectBench {
 
     private func loadFixtures() {
         let uids = (0..<options.users).map { Self.userPrefix + String($0) }
-        ControlRequest.loadUsers(uids, on: loop, to: target.address) { [unowned self] problem in
+        ControlRequest.loadUsers(uids, on: loop, to: target.addresses) { [unowned self] problem in
             guard let problem else { return storm() }
             setupProblem = problem
             finish()
@@ -98,11 +100,11 @@ public final class ReconnectBench {
                 otherFrames += 1
             }
         }
-        writesBefore = target.server?.writes()
-        startSample = WindowSample.take(server: target.server)
+        writesBefore = target.servers.total { $0.writes() }
+        startSample = WindowSample.take(servers: target.servers)
         startedAt = MonotonicTime.now()
         lastProgress = startedAt
-        peakRSS = target.server?.residentBytes()
+        peakRSS.read(target.servers)
         ramp.start(timeout: options.timeout) {}
         loop.clock.schedule(after: Int64(options.timeout * 1000)) { [weak self] in self?.finish() }
         check()
@@ -111,7 +113,7 @@ public final class ReconnectBench {
     /// Every 100 ms: peak RSS, progress, and whether the storm has converged.
     private func check() {
         guard !finished else { return }
-        if let rss = target.server?.residentBytes() { peakRSS = max(peakRSS ?? 0, rss) }
+        peakRSS.read(target.servers)
         let now = MonotonicTime.now()
         let loggedIn = ramp.loggedInCount
         if now - lastProgress >= 1_000_000_000 {
@@ -142,8 +144,8 @@ public final class ReconnectBench {
         guard !finished else { return }
         finished = true
         if startSample != nil {
-            endSample = WindowSample.take(server: target.server)
-            writesAfter = target.server?.writes()
+            endSample = WindowSample.take(servers: target.servers)
+            writesAfter = target.servers.total { $0.writes() }
         }
         closes = ramp?.sockets.filter { $0.state == .closed }.count ?? 0
         loop.stop()
@@ -161,19 +163,17 @@ public final class ReconnectBench {
         if closes > 0 { notes.append("\(closes) connections were closed during the storm") }
         let exact = Self.deliveredExactly(counts: counts, logins: loggedIn)
         if convergedAt == nil && setupProblem == nil { notes.append("did not converge within \(options.timeout) s") }
-        let start = startSample ?? WindowSample.take(server: target.server)
+        let start = startSample ?? WindowSample.take(servers: target.servers)
         let window = MeasuredWindow(start: start, end: endSample ?? start)
         let seconds = convergedAt.map { MonotonicTime.seconds(from: startedAt, to: $0) }
         let loginSeconds = ramp.map { MonotonicTime.seconds(from: $0.startedAt, to: $0.finishedAt) }
-        var writeCalls: Int?
-        var writeBytes: Int?
-        if let before = writesBefore, let after = writesAfter {
-            writeCalls = after.calls - before.calls
-            writeBytes = after.bytes - before.bytes
-        }
+        let writes = writesAfter.flatMap { after in writesBefore.map { after - $0 } }
         let framesOut = received + otherFrames + loggedIn
+        let framesPerWrite: Double? = writes.flatMap { $0.calls > 0 ? Double(framesOut) / Double($0.calls) : nil }
+        let bytesPerWrite: Double? = writes.map { $0.calls > 0 ? Double($0.bytes) / Double($0.calls) : 0 }
+        let largestNodeRSS = target.addresses.count > 1 ? peakRSS.largest : nil
         let settings = BenchReport.Section("settings", "Settings", [
-            .init("server", .string(target.address.description), "server"),
+            target.serverFigure(),
             .init("users", .integer(Int64(options.users)), "users (one connection each, presence all)"),
             .init("connectConcurrency", .integer(Int64(options.connectConcurrency ?? options.users)), "connecting at once"),
         ])
@@ -188,14 +188,14 @@ public final class ReconnectBench {
             .init("convergeSeconds", .figure(seconds, places: 3), "first connect to last event", unit: "s"),
             .init("eventsPerSecond", .figure(seconds.map { BenchMath.rate(received, seconds: $0) }, places: 1),
                   "delivered", unit: "events/s"),
-            .init("serverPeakRSSBytes", peakRSS.map { .integer(Int64($0)) } ?? .null, "server peak RSS", unit: "B"),
+            .init("serverPeakRSSBytes", peakRSS.total.map { .integer(Int64($0)) } ?? .null, "server peak RSS", unit: "B"),
+            .init("serverPeakNodeRSSBytes", largestNodeRSS.map { .integer(Int64($0)) } ?? .null,
+                  "largest node's peak RSS", unit: "B"),
             .init("serverCPUMicrosPerEvent", .figure(BenchMath.microsecondsPerMessage(
                 cpuSeconds: window.serverCPUSeconds, messages: received), places: 3), "server CPU per event", unit: "µs"),
-            .init("serverWrites", writeCalls.map { .integer(Int64($0)) } ?? .null, "server write calls"),
-            .init("framesPerWrite", .figure(writeCalls.flatMap { $0 > 0 ? Double(framesOut) / Double($0) : nil }, places: 1),
-                  "frames per write"),
-            .init("bytesPerWrite", .figure(writeCalls.flatMap { calls in writeBytes.map { calls > 0 ? Double($0) / Double(calls) : 0 } },
-                                           places: 0), "bytes per write", unit: "B"),
+            .init("serverWrites", writes.map { .integer(Int64($0.calls)) } ?? .null, "server write calls"),
+            .init("framesPerWrite", .figure(framesPerWrite, places: 1), "frames per write"),
+            .init("bytesPerWrite", .figure(bytesPerWrite, places: 0), "bytes per write", unit: "B"),
         ])
         return BenchReport(mode: "reconnect", sections: [settings, results, window.hostSection], notes: notes,
                            completed: setupProblem == nil && convergedAt != nil)
