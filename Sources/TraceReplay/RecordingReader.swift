@@ -84,14 +84,15 @@ public struct RecordingReader {
     }
 
     /// Names, login replies and connection ends, which later entries need to know first.
+    /// A connection is named after its owner (``TraceView/owner(of:)``) when it first appears.
     private mutating func scan() {
+        let view = TraceView(entries: trace.lines.map(\.entry), origin: trace.start)
         var used: [String: Int] = [:]
         var pendingLogins: [String: JSONValue] = [:]
         for line in trace.lines {
             let entry = line.entry
             guard let conn = entry["conn"]?.stringValue else { continue }
-            let claim = entry["frame"]?["op"]?.stringValue == "login" ? entry["frame"]?["uid"]?.stringValue : nil
-            if names[conn] == nil, let uid = entry["uid"]?.stringValue ?? claim, !uid.isEmpty {
+            if names[conn] == nil, let uid = view.owner(of: conn), !uid.isEmpty {
                 let base = Self.wireName(uid)
                 used[base, default: 0] += 1
                 names[conn] = used[base]! == 1 ? base : "\(base)-\(used[base]!)"
@@ -107,7 +108,6 @@ public struct RecordingReader {
                 break
             }
         }
-        let view = TraceView(entries: trace.lines.map(\.entry), origin: trace.start)
         for end in view.connectionEnds() where ends[end.connection] == nil { ends[end.connection] = end }
     }
 

@@ -209,4 +209,35 @@ import Testing
         #expect(missing.message?.contains("frame 3 never arrived: w received 2 frames") == true, "\(missing.message ?? "")")
         #expect(throws: ScenarioError.self) { try run("  - wire: w\n  - expect:\n      w.frames: {nth: 0}") }
     }
+
+    @Test func aWireFrameByNumberWithACountSaysWhetherThatFrameMatches() throws {
+        let steps = """
+              - wire: w
+              - w.send: {id: 1, op: ping}
+              - w.send: {id: 2, op: login, uid: alice, authKey: mockchat-dev-key}
+            """
+        // Frame 1 is the refused ping, frame 2 the login reply, frame 3 never comes.
+        let holds = try run(steps + """
+
+              - expect:
+                  w.frames: [{nth: 1, error.errorCode: ERR_AUTH_FAILED, count: 0}, {nth: 2, id: 2, count: 1},
+                             {nth: 3, count: 0}]
+            """)
+        #expect(holds.verdict == .passed, "\(holds.message ?? "")")
+        let wrong = try run(steps + """
+
+              - expect:
+                  w.frames: {nth: 1, error.errorCode: ERR_NOT_LOGGED_IN, count: 0}
+            """)
+        #expect(wrong.verdict == .failed)
+        #expect(wrong.message?.contains("1 matching frames (want 0) among frame 1 of w: {\"id\":1") == true,
+                "\(wrong.message ?? "")")
+        let missing = try run(steps + """
+
+              - expect:
+                  w.frames: {nth: 3, count: 1}
+            """)
+        #expect(missing.message?.contains("0 matching frames (want 1) among frame 3 of w: never arrived") == true,
+                "\(missing.message ?? "")")
+    }
 }

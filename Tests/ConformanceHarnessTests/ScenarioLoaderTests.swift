@@ -47,6 +47,13 @@ import Testing
                 .hasSuffix("presence is all, friends, none or a list of role names"))
     }
 
+    @Test func shorthandsThatTakeAMappingSaySo() {
+        #expect(problem("steps:\n  - server.app: 20\n") == "case.yaml:5:5: server.app takes a mapping of app settings")
+        #expect(problem("steps:\n  - server.push: [1]\n")
+                == "case.yaml:5:5: server.push takes a mapping: a target and one of event, frame, bytes, close")
+        #expect(problem("steps:\n  - server.app: {heartbeatTimeout: 20}\n") == "loaded")
+    }
+
     @Test func unknownStepsMethodsAndPropertiesSuggestTheKnownName() {
         #expect(problem("steps:\n  - client: a\n  - expct: { a.status: connected }\n")
                 == "case.yaml:6:5: unknown step 'expct' (did you mean 'expect'?)")

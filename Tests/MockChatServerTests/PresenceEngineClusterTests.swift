@@ -90,11 +90,12 @@ import Testing
             case .send(_, .result): "loggedIn"
             case .send(_, .deviceKicked(_, _, _)): "kicked"
             case .close(_, let code, _): "close \(code.rawValue)"
+            case .retractDevice(_, _, let close?): "retract, then close \(close.code.rawValue)"
             case .retractDevice: "retract"
             default: "other"
             }
         }
-        #expect(kinds == ["loggedIn", "kicked", "close 4001", "retract"])
+        #expect(kinds == ["loggedIn", "kicked", "retract, then close 4001"])
     }
 
     @Test func aConnectionGoneBeforeTheAnswerTakesBackItsDevice() throws {
@@ -104,7 +105,26 @@ import Testing
         #expect(h.engine.closed(EngineHarness.c(1), now: h.now).isEmpty)
         let actions = h.engine.clusterClaimAnswered(EngineHarness.c(1), granted: true, now: h.now)
         #expect(actions.count == 1)
-        #expect(actions.first.map { if case .retractDevice(let d, _) = $0 { d.field == "a/c1" } else { false } } == true)
+        #expect(actions.first.map { if case .retractDevice(let d, _, nil) = $0 { d.field == "a/c1" } else { false } } == true)
+    }
+
+    @Test func aServerCloseOfALoggedInDeviceRidesOnItsRetraction() throws {
+        let h = try clustered()
+        h.open(1); _ = h.login(1, "bob", device: "bob-web")
+        h.open(2); _ = h.login(2, "alice", device: "alice-laptop")
+        h.open(3)
+        let device = ClusterDevice(uid: "bob", node: "a", connection: "c1", deviceId: "bob-web", platform: .desktop,
+                                   since: h.now.seconds)
+        #expect(h.engine.disconnect(EngineHarness.c(1), code: .goingAway, reason: "bye", now: h.now)
+                == [.retractDevice(device, lastActiveAt: h.now.seconds,
+                                   thenClose: ConnectionClose(EngineHarness.c(1), .goingAway, reason: "bye"))])
+        // A connection the transport reports gone retracts with nothing to close; one
+        // not logged in has no device, so its close goes alone.
+        #expect(h.engine.closed(EngineHarness.c(2), now: h.now).map {
+            if case .retractDevice(_, _, let close) = $0 { close == nil } else { false }
+        } == [true])
+        #expect(h.engine.disconnect(EngineHarness.c(3), code: .goingAway, reason: "bye", now: h.now)
+                == [.close(EngineHarness.c(3), .goingAway, reason: "bye")])
     }
 
     @Test func remoteMobileRefusesAReconnectThatAsksNotToKick() throws {

@@ -30,6 +30,19 @@ import Testing
         ])
     }
 
+    @Test func aTokenLoginIsNamedAfterTheUserTheServerCredits() throws {
+        let steps = try steps([
+            #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1","text":"127.0.0.1"}"#,
+            #"{"seq":2,"t":1700000000.0,"kind":"in","conn":"c1","uid":"","device":"p","frame":{"id":1,"op":"login","token":"<redacted>","deviceId":"p"}}"#,
+            #"{"seq":3,"t":1700000000.0,"kind":"out","conn":"c1","uid":"bob","device":"p","frame":{"id":1,"result":{"user":{"uid":"bob","status":"online","lastActiveAt":1700000000.0},"connectionId":"c1","serverTime":1700000000.0}}}"#,
+            #"{"seq":4,"t":1700000000.0,"kind":"open","conn":"c2","text":"127.0.0.1"}"#,
+            #"{"seq":5,"t":1700000000.0,"kind":"in","conn":"c2","uid":"bob","device":"q","frame":{"id":1,"op":"login","uid":"bob","authKey":"<redacted>","deviceId":"q"}}"#,
+        ])
+        #expect(steps[0] == #"{"wire":"bob"}"#)
+        #expect(steps[1] == #"{"bob.send":{"id":1,"op":"login","token":"bob-token","deviceId":"p"}}"#)
+        #expect(steps[3] == #"{"wire":"bob-2"}"#)
+    }
+
     @Test func aRefusedKeyStaysRedactedSoTheReplayIsRefusedToo() throws {
         let steps = try steps([
             #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1","text":"127.0.0.1"}"#,

@@ -53,11 +53,7 @@ extension ScenarioSession {
             guard let fields = pattern.objectValue else { throw ScenarioError("\(noun) checks take a mapping") }
             let matching = candidates.filter { candidate in
                 fields.allSatisfy { key, wanted in
-                    switch key {
-                    case "count", "tolerance": true
-                    case "at": timeMatches(time(candidate), wanted, tolerance: fields["tolerance"])
-                    default: ValueMatcher.matches(value(candidate, key), wanted)
-                    }
+                    field(key, wanted, tolerance: fields["tolerance"], matches: candidate, time: time, value: value)
                 }
             }
             if let count = fields["count"] {
@@ -69,6 +65,18 @@ extension ScenarioSession {
             }
         }
         return nil
+    }
+
+    /// Whether `candidate` matches a pattern's field `key: wanted`: `at` within the
+    /// pattern's `tolerance`, any other field by ``ValueMatcher``. `count`, `tolerance` and
+    /// `nth` say how to match rather than what, and always hold.
+    private func field<Candidate>(_ key: String, _ wanted: JSONValue, tolerance: JSONValue?, matches candidate: Candidate,
+                                  time: (Candidate) -> Double, value: (Candidate, String) -> JSONValue?) -> Bool {
+        switch key {
+        case "count", "tolerance", "nth": true
+        case "at": timeMatches(time(candidate), wanted, tolerance: tolerance)
+        default: ValueMatcher.matches(value(candidate, key), wanted)
+        }
     }
 
     // MARK: Clients
@@ -153,46 +161,55 @@ extension ScenarioSession {
         case .frames:
             let patterns = expected.arrayValue ?? [expected]
             for pattern in patterns where pattern["nth"] != nil {
-                if let mismatch = matchFrame(of: wire, pattern) { return mismatch }
+                if let mismatch = try matchFrame(of: wire, pattern) { return mismatch }
             }
             let others = patterns.filter { $0["nth"] == nil }
             guard !others.isEmpty else { return nil }
-            return try matchPatterns(wire.frames, .array(others), noun: "frames", time: { seconds($0.time) },
-                                     value: { frame, key in ValuePath(key)?.resolve(in: frame.message) },
-                                     describe: { frames in
-                                         "\(frames.count) frames; last: \(frames.suffix(3).map { String($0.message.description.prefix(160)) })"
-                                     })
+            return try matchFrames(wire.frames, .array(others), describe: { frames in
+                "\(frames.count) frames; last: \(frames.suffix(3).map { String($0.message.description.prefix(160)) })"
+            })
         }
     }
 
     /// `{nth: 3, path: value, at}`: the wire client's third frame, field by field; the
-    /// mismatch names each field that differs and shows the frame.
-    private func matchFrame(of wire: WireClient, _ pattern: JSONValue) -> String? {
+    /// mismatch names each field that differs and shows the frame. With `count` (0 or 1),
+    /// how many of that one frame match: `{nth: 3, event: user.online, count: 0}` holds
+    /// when the third frame is something else or never came.
+    private func matchFrame(of wire: WireClient, _ pattern: JSONValue) throws(ScenarioError) -> String? {
         let nth = Int(pattern["nth"]?.intValue ?? 0)
-        guard nth <= wire.frames.count else {
+        let frame = nth <= wire.frames.count ? wire.frames[nth - 1] : nil
+        if pattern["count"] != nil {
+            return try matchFrames(frame.map { [$0] } ?? [], pattern, describe: { _ in
+                "frame \(nth) of \(wire.name): " + (frame.map { String($0.message.description.prefix(300)) } ?? "never arrived")
+            })
+        }
+        guard let frame else {
             let last = wire.frames.last.map { ", the last: \($0.message.description.prefix(200))" } ?? ""
             return "frame \(nth) never arrived: \(wire.name) received \(wire.frames.count) frames\(last)"
         }
-        let frame = wire.frames[nth - 1]
-        var differences: [String] = []
-        for (key, wanted) in pattern.objectValue ?? JSONObject() {
-            switch key {
-            case "nth", "tolerance", "count":
-                continue
-            case "at":
-                if !timeMatches(seconds(frame.time), wanted, tolerance: pattern["tolerance"]) {
-                    differences.append("at = \(String(format: "%.3f", seconds(frame.time))), expected \(wanted)")
-                }
-            default:
-                let actual = ValuePath(key)?.resolve(in: frame.message)
-                if !ValueMatcher.matches(actual, wanted) {
-                    differences.append("\(key) = \(actual.map { String($0.description.prefix(120)) } ?? "absent"), expected \(wanted)")
-                }
-            }
+        let fields = pattern.objectValue ?? JSONObject()
+        let differences = fields.filter { key, wanted in
+            !field(key, wanted, tolerance: fields["tolerance"], matches: frame, time: frameTime, value: frameField)
+        }.map { key, wanted in
+            key == "at" ? "at = \(String(format: "%.3f", frameTime(frame))), expected \(wanted)"
+                : "\(key) = \(frameField(frame, key).map { String($0.description.prefix(120)) } ?? "absent"), expected \(wanted)"
         }
         guard !differences.isEmpty else { return nil }
         return "frame \(nth) of \(wire.name) differs: " + differences.joined(separator: "; ")
             + "\n          the frame: \(frame.message.description.prefix(300))"
+    }
+
+    /// ``matchPatterns(_:_:noun:time:value:describe:)`` over a wire client's frames, with
+    /// paths into the frame as fields.
+    private func matchFrames(_ frames: [WireClient.Frame], _ expected: JSONValue,
+                             describe: ([WireClient.Frame]) -> String) throws(ScenarioError) -> String? {
+        try matchPatterns(frames, expected, noun: "frames", time: frameTime, value: frameField, describe: describe)
+    }
+
+    private func frameTime(_ frame: WireClient.Frame) -> Double { seconds(frame.time) }
+
+    private func frameField(_ frame: WireClient.Frame, _ key: String) -> JSONValue? {
+        ValuePath(key)?.resolve(in: frame.message)
     }
 
     // MARK: Server

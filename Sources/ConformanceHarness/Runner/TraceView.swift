@@ -5,7 +5,7 @@ import ChatProtocol
 ///
 /// Connections are the key: once any entry of a connection carries a uid and device
 /// (its login reply, later frames), every entry of that connection is credited to
-/// them, the login frame included.
+/// them, the login frame included; an empty uid gives way to the first one that is not.
 public struct TraceView {
     let entries: [JSONValue]
     let origin: Double
@@ -19,7 +19,8 @@ public struct TraceView {
         for entry in entries {
             guard let connection = entry["conn"]?.stringValue else { continue }
             let uid = entry["uid"]?.stringValue, device = entry["device"]?.stringValue
-            if uid != nil || device != nil, owners[connection]?.uid == nil { owners[connection] = (uid, device) }
+            // An empty uid (a token login's claim, before the server knows the user) credits no one yet.
+            if uid != nil || device != nil, owners[connection]?.uid?.isEmpty != false { owners[connection] = (uid, device) }
             // What a login frame claims, for connections the server never credited (a refused login).
             if let frame = entry["frame"], frame["op"]?.stringValue == "login", claimed[connection] == nil {
                 claimed[connection] = (frame["uid"]?.stringValue, frame["deviceId"]?.stringValue)
@@ -27,6 +28,9 @@ public struct TraceView {
         }
         for (connection, claim) in claimed where owners[connection] == nil { owners[connection] = claim }
     }
+
+    /// The uid the connection is credited to, by the rule above; nil when no entry names one.
+    public func owner(of connection: String) -> String? { owners[connection]?.uid }
 
     func time(_ entry: JSONValue) -> Double { (entry["t"]?.doubleValue ?? 0) - origin }
 

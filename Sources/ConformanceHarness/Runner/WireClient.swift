@@ -7,9 +7,12 @@ import EventLoop
 /// Unlike the reference SDK it never pings, reconnects or reacts on its own, which
 /// makes it the right tool for server-side rules, fuzzed histories and bad input.
 final class WireClient {
+    /// A frame as it arrived: when, and its JSON (a string when it was not JSON).
+    typealias Frame = (time: Instant, message: JSONValue)
+
     let name: String
     private(set) var socket: WebSocket?
-    private(set) var frames: [(time: Instant, message: JSONValue)] = []
+    private(set) var frames: [Frame] = []
     private(set) var closeInfo: WebSocket.CloseInfo?
     private(set) var failure: String?
     private var nextID: Int64 = 1

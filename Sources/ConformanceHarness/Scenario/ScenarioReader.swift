@@ -176,11 +176,9 @@ struct ScenarioReader {
             guard let code = raw.intValue else { throw fail("expect_status takes an HTTP status", path.dropLast() + ["expect_status"]) }
             status = Int(code)
         }
-        if name == "app", value.objectValue == nil { throw fail("server.app takes a mapping of app settings", path) }
-        if name == "push", value.objectValue == nil {
-            throw fail("server.push takes a mapping: a target and one of event, frame, bytes, close", path)
-        }
-        if let request = ServerShorthand.request(name, value) {
+        if let shorthand = ServerShorthand.entry(name) {
+            if let mapping = shorthand.mapping, value.objectValue == nil { throw fail("server.\(name) takes \(mapping)", path) }
+            let request = shorthand.request(value)
             return .control(method: request.method, path: request.path, body: request.body, expectStatus: status)
         }
         switch name {

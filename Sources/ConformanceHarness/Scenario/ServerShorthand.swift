@@ -15,23 +15,38 @@ public enum ServerShorthand {
         case wrapped(String)
     }
 
-    static let table: [(name: String, method: String, path: String, body: Body)] = [
-        ("fault", "POST", "/control/faults", .value),
-        ("push", "POST", "/control/push", .value),
-        ("clearFaults", "DELETE", "/control/faults", .none),
-        ("reset", "POST", "/control/reset", .none),
-        ("app", "POST", "/control/fixtures", .wrapped("app")),
-    ]
+    /// One shorthand: `server.NAME: value` issues `method path` with the body `body` makes of the value.
+    struct Entry {
+        let name: String
+        let method: String
+        let path: String
+        let body: Body
+        /// When the value must be a mapping: what it takes, as the reader's error says
+        /// (`server.NAME takes ...`).
+        var mapping: String? = nil
 
-    /// The control request of `server.NAME: value`, or nil when NAME is not a shorthand.
-    static func request(_ name: String, _ value: JSONValue) -> (method: String, path: String, body: JSONValue)? {
-        guard let entry = table.first(where: { $0.name == name }) else { return nil }
-        switch entry.body {
-        case .value: return (entry.method, entry.path, value)
-        case .none: return (entry.method, entry.path, .null)
-        case .wrapped(let key): return (entry.method, entry.path, .object(JSONObject([(key, value)])))
+        /// The control request of `server.NAME: value`.
+        func request(_ value: JSONValue) -> (method: String, path: String, body: JSONValue) {
+            switch body {
+            case .value: (method, path, value)
+            case .none: (method, path, .null)
+            case .wrapped(let key): (method, path, .object(JSONObject([(key, value)])))
+            }
         }
     }
+
+    static let table: [Entry] = [
+        Entry(name: "fault", method: "POST", path: "/control/faults", body: .value),
+        Entry(name: "push", method: "POST", path: "/control/push", body: .value,
+              mapping: "a mapping: a target and one of event, frame, bytes, close"),
+        Entry(name: "clearFaults", method: "DELETE", path: "/control/faults", body: .none),
+        Entry(name: "reset", method: "POST", path: "/control/reset", body: .none),
+        Entry(name: "app", method: "POST", path: "/control/fixtures", body: .wrapped("app"),
+              mapping: "a mapping of app settings"),
+    ]
+
+    /// The shorthand `server.NAME`, or nil when NAME is not one.
+    static func entry(_ name: String) -> Entry? { table.first { $0.name == name } }
 
     /// The step that issues `method path` with `body` (null or `{}`: no body).
     public static func step(method: String, path: String, body: JSONValue) -> JSONValue {

@@ -1,5 +1,4 @@
 import CLibUV
-import COpenSSL
 
 /// One asynchronous connection to Redis, driven by hiredis's libuv adapter on the
 /// loop's own thread: no second event loop and no thread.
@@ -79,22 +78,9 @@ public final class RedisConnection {
     /// goes once per connection, with `SCRIPT LOAD` sent ahead of its first use, so each
     /// call carries only the SHA-1 and the arguments: Redis reads at most 16 KiB from a
     /// connection per turn of its loop, and small commands keep a burst within that.
-    public func evaluate(_ script: String, _ arguments: [String], reply: @escaping (RedisReply?) -> Void = { _ in }) {
-        let sha = Self.sha1Hex(script)
-        if loadedScripts.insert(sha).inserted { send(["SCRIPT", "LOAD", script]) }
-        send(["EVALSHA", sha, "0"] + arguments, reply: reply)
-    }
-
-    static func sha1Hex(_ text: String) -> String {
-        var digest = [UInt8](repeating: 0, count: 20)
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer { source in
-            digest.withUnsafeMutableBufferPointer { target in _ = SHA1(source.baseAddress, source.count, target.baseAddress) }
-        }
-        return digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+    public func evaluate(_ script: RedisScript, _ arguments: [String], reply: @escaping (RedisReply?) -> Void = { _ in }) {
+        if loadedScripts.insert(script.sha1).inserted { send(["SCRIPT", "LOAD", script.source]) }
+        send(["EVALSHA", script.sha1, "0"] + arguments, reply: reply)
     }
 
     /// Subscribes to `channel`: `onSubscribed` runs once Redis confirms, then every

@@ -1,3 +1,5 @@
+import EventLoop
+
 /// The Lua scripts the cluster bridge runs in Redis. Each runs atomically, so a change
 /// and the message announcing it are one step: a device is announced only by the
 /// script that stored it, and retracted only by the script that removed it.
@@ -46,7 +48,7 @@ enum ClusterScripts {
     /// displaced; a mobile beyond the limit displaces the oldest other mobiles, or is
     /// refused (returns 0, nothing stored). Stores and announces the device, then kicks
     /// and removes each displaced one. Returns 1 when stored.
-    static let claim = publish + "\n" + drop + "\n" + store + "\n" + """
+    static let claim = RedisScript(publish + "\n" + drop + "\n" + store + "\n" + """
         local uid, field, deviceId, platform = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
         local entries = redis.call('HGETALL', 'mockchat:devices:' .. uid)
         local displaced, mobiles = {}, {}
@@ -74,13 +76,13 @@ enum ClusterScripts {
           drop(uid, old[1], ARGV[9])
         end
         return 1
-        """
+        """)
 
     /// ARGV: uid, field, lastActiveAt. Removes the device; publishes if it was there.
-    static let remove = publish + "\n" + drop + "\n" + """
+    static let remove = RedisScript(publish + "\n" + drop + "\n" + """
         drop(ARGV[1], ARGV[2], ARGV[3])
         return 1
-        """
+        """)
 
     /// `dropNode(node, now, keep)`: removes the devices of `node` whose `uid field` is
     /// not in `keep`, with a `remove` each. Used by `rejoin` (this node, its current
@@ -119,7 +121,7 @@ enum ClusterScripts {
     /// expired liveness key: renews its liveness key, drops its devices that ended
     /// meanwhile, stores (announcing) the ones Redis lost, and returns a ``snapshot``
     /// taken in the same step, so nothing can happen between the two.
-    static let rejoin = publish + "\n" + drop + "\n" + store + "\n" + dropNode + "\n" + snapshot + "\n" + """
+    static let rejoin = RedisScript(publish + "\n" + drop + "\n" + store + "\n" + dropNode + "\n" + snapshot + "\n" + """
         redis.call('SET', 'mockchat:node:' .. ARGV[1], ARGV[3], 'PX', ARGV[2])
         redis.call('SADD', 'mockchat:nodes', ARGV[1])
         local keep = {}
@@ -127,14 +129,14 @@ enum ClusterScripts {
         dropNode(ARGV[1], ARGV[3], keep)
         for i = 4, #ARGV, 4 do store(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]) end
         return snapshot()
-        """
+        """)
 
     /// ARGV: node, liveness TTL in ms, now. Renews this node's liveness key, then
     /// retracts every device of nodes whose key has expired. Whichever node runs it
     /// first does the work; the others find nothing left. Returns the number of devices
     /// retracted, or -1 when this node's own key had expired: it may have been reaped,
     /// and must rejoin.
-    static let heartbeat = publish + "\n" + drop + "\n" + dropNode + "\n" + """
+    static let heartbeat = RedisScript(publish + "\n" + drop + "\n" + dropNode + "\n" + """
         local key = 'mockchat:node:' .. ARGV[1]
         if redis.call('EXISTS', key) == 0 then return -1 end
         redis.call('SET', key, ARGV[3], 'PX', ARGV[2])
@@ -146,16 +148,16 @@ enum ClusterScripts {
           end
         end
         return reaped
-        """
+        """)
 
     /// ARGV: reset message. Forgets every device and lastActiveAt (not the counter),
     /// then publishes the reset.
-    static let reset = publish + "\n" + """
+    static let reset = RedisScript(publish + "\n" + """
         for _, uid in ipairs(redis.call('SMEMBERS', 'mockchat:users')) do
           redis.call('DEL', 'mockchat:devices:' .. uid)
         end
         redis.call('DEL', 'mockchat:users', 'mockchat:lastActiveAt')
         publish(ARGV[1])
         return 1
-        """
+        """)
 }

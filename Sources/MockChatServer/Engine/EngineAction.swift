@@ -13,8 +13,25 @@ public enum EngineAction: Sendable, Equatable {
     /// applied the device policy to the user's devices on every node; when
     /// `claim.refusesToKick`, answer ``PresenceEngine/clusterClaimAnswered(_:granted:now:)``.
     case claimDevice(ClusterDevice, DeviceClaim)
-    /// Cluster mode: tell every node that this device is gone, the user last active at `lastActiveAt`.
-    case retractDevice(ClusterDevice, lastActiveAt: Double)
+    /// Cluster mode: tell every node that this device is gone, the user last active at
+    /// `lastActiveAt`. When the server ends the connection, the retraction carries its
+    /// close, to be carried out once Redis has removed the device: a client that goes on
+    /// through another node is then ordered after the removal (docs/CLUSTER.md).
+    case retractDevice(ClusterDevice, lastActiveAt: Double, thenClose: ConnectionClose?)
+}
+
+/// A close the server carries out after something else: which connection, the close
+/// code and the reason.
+public struct ConnectionClose: Sendable, Equatable {
+    public var connection: ConnectionID
+    public var code: CloseCode
+    public var reason: String
+
+    public init(_ connection: ConnectionID, _ code: CloseCode, reason: String) {
+        self.connection = connection
+        self.code = code
+        self.reason = reason
+    }
 }
 
 /// One connection as the engine sees it.

@@ -73,7 +73,7 @@ extension PresenceEngine {
         guard let pending = cluster?.pendingLogins.removeValue(forKey: id) else { return [] }
         guard session(id)?.stage == .awaitingLogin else {
             // The connection ended while Redis decided: take back the device it stored.
-            return granted ? [.retractDevice(pending.device, lastActiveAt: now.seconds)] : []
+            return granted ? [.retractDevice(pending.device, lastActiveAt: now.seconds, thenClose: nil)] : []
         }
         guard granted else { return refuse(id, pending.requestID, .reconnectKickRefused, close: .reconnectRefused, now: now) }
         var actions = completeLogin(pending.login, pending.requestID, on: id, uid: pending.device.uid,

@@ -295,13 +295,16 @@ public struct PresenceEngine: Sendable {
 
     /// Closes `id` and forgets its session, with the presence consequences.
     private mutating func end(_ id: ConnectionID, code: CloseCode, reason: String, now: Instant) -> [EngineAction] {
-        guard sessions[id] != nil else { return [] }
-        return [.close(id, code, reason: reason)] + forget(id, now: now)
+        forget(id, closing: ConnectionClose(id, code, reason: reason), now: now)
     }
 
-    private mutating func forget(_ id: ConnectionID, now: Instant) -> [EngineAction] {
+    /// Forgets the session of `id`, with the presence consequences; `closing` is the
+    /// server's close when the server ends the connection. In cluster mode the device's
+    /// retraction carries that close instead of a `close` action.
+    private mutating func forget(_ id: ConnectionID, closing: ConnectionClose? = nil, now: Instant) -> [EngineAction] {
         guard let session = sessions.removeValue(forKey: id) else { return [] }
-        guard session.stage == .loggedIn, let uid = session.uid, var remaining = connectionsByUser[uid] else { return [] }
+        let close = closing.map { [EngineAction.close($0.connection, $0.code, reason: $0.reason)] } ?? []
+        guard session.stage == .loggedIn, let uid = session.uid, var remaining = connectionsByUser[uid] else { return close }
         unsubscribe(id, uid: uid, subscription: session.subscription)
         remaining.count -= 1
         if let deviceId = session.deviceId, remaining.byDevice[deviceId] == id { remaining.byDevice[deviceId] = nil }
@@ -312,15 +315,15 @@ public struct PresenceEngine: Sendable {
             let device = ClusterDevice(uid: uid, node: cluster.node, connection: id.description,
                                        deviceId: session.deviceId ?? "", platform: platform,
                                        since: session.loggedInAt?.seconds ?? now.seconds)
-            return [.retractDevice(device, lastActiveAt: now.seconds)]
+            return [.retractDevice(device, lastActiveAt: now.seconds, thenClose: closing)]
         }
         guard remaining.count == 0 else {
             connectionsByUser[uid] = remaining
-            return []
+            return close
         }
         connectionsByUser[uid] = nil
         lastActiveAt[uid] = now.seconds
-        return presenceChanged(uid)
+        return close + presenceChanged(uid)
     }
 
     /// Adds a logged-in connection to the per-user and per-subscription indexes. O(log n).

@@ -322,11 +322,6 @@ public final class ChatServer {
 
     /// Carries out the engine's actions in order.
     func execute(_ actions: [EngineAction]) {
-        // Cluster mode: a connection's close waits until Redis has removed its device, so
-        // a client that goes on through another node is ordered after it (docs/CLUSTER.md).
-        var retracting: Set<String> = []
-        if cluster != nil { for case .retractDevice(let device, _) in actions { retracting.insert(device.connection) } }
-        var heldCloses: [String: (ConnectionID, CloseCode, String)] = [:]
         for action in actions {
             switch action {
             case .send(let recipients, let message):
@@ -362,10 +357,6 @@ public final class ChatServer {
                     send(frame, bytes: bytes, to: id)
                 }
             case .close(let id, let code, let reason):
-                guard !retracting.contains(id.description) else {
-                    heldCloses[id.description] = (id, code, reason)
-                    continue
-                }
                 carryOutClose(id, code: code, reason: reason)
             case .claimDevice(let device, let claim):
                 cluster?.claim(device, claim) { [unowned self] granted in
@@ -373,10 +364,10 @@ public final class ChatServer {
                     self.execute(self.engine.clusterClaimAnswered(id, granted: granted, now: self.loop.clock.now))
                     self.noteLogin(id)
                 }
-            case .retractDevice(let device, let lastActiveAt):
-                let held = heldCloses.removeValue(forKey: device.connection)
+            case .retractDevice(let device, let lastActiveAt, let close):
+                // The close waits until Redis has removed the device (docs/CLUSTER.md).
                 cluster?.retract(device, lastActiveAt: lastActiveAt) { [weak self] in
-                    if let (id, code, reason) = held { self?.carryOutClose(id, code: code, reason: reason) }
+                    if let close { self?.carryOutClose(close.connection, code: close.code, reason: close.reason) }
                 }
             case .scheduleHeartbeat(let id, let deadline):
                 loop.clock.cancel(heartbeats[id])

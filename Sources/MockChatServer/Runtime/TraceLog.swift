@@ -41,15 +41,8 @@ public final class TraceLog {
 
         /// The entry as one JSON object.
         public var json: JSONValue {
-            var object = JSONObject([("seq", .integer(Int64(sequence))), ("t", .double(time.seconds)),
-                                     ("kind", .string(kind.rawValue))])
-            if let connection { object["conn"] = .string(connection.description) }
-            if let uid { object["uid"] = .string(uid) }
-            if let deviceId { object["device"] = .string(deviceId) }
-            if let code { object["code"] = .integer(Int64(code)) }
-            if let route { object["route"] = .string(route) }
-            if let frame { object["frame"] = frame }
-            if let text { object["text"] = .string(text) }
+            var object = JSONObject()
+            forEachField { key, value in object[key] = value }
             return .object(object)
         }
 
@@ -58,18 +51,23 @@ public final class TraceLog {
         var serializedCount: Int {
             // `{` and `}`, plus each field's `"key":` and value, separated by commas.
             var count = 1
-            func field(_ keyLength: Int, _ valueCount: Int) { count += keyLength + 4 + valueCount }
-            field(3, JSONValue.integer(Int64(sequence)).serializedCount)
-            field(1, JSONValue.double(time.seconds).serializedCount)
-            field(4, JSONValue.stringCount(kind.rawValue))
-            if let connection { field(4, JSONValue.stringCount(connection.description)) }
-            if let uid { field(3, JSONValue.stringCount(uid)) }
-            if let deviceId { field(6, JSONValue.stringCount(deviceId)) }
-            if let code { field(4, JSONValue.integer(Int64(code)).serializedCount) }
-            if let route { field(5, JSONValue.stringCount(route)) }
-            if let frame { field(5, frame.serializedCount) }
-            if let text { field(4, JSONValue.stringCount(text)) }
+            forEachField { key, value in count += JSONValue.stringCount(key) + 2 + value.serializedCount }
             return count
+        }
+
+        /// Calls `visit` with each field of the entry's JSON object, in order: the one
+        /// list of fields that both ``json`` and ``serializedCount`` read.
+        private func forEachField(_ visit: (String, JSONValue) -> Void) {
+            visit("seq", .integer(Int64(sequence)))
+            visit("t", .double(time.seconds))
+            visit("kind", .string(kind.rawValue))
+            if let connection { visit("conn", .string(connection.description)) }
+            if let uid { visit("uid", .string(uid)) }
+            if let deviceId { visit("device", .string(deviceId)) }
+            if let code { visit("code", .integer(Int64(code))) }
+            if let route { visit("route", .string(route)) }
+            if let frame { visit("frame", frame) }
+            if let text { visit("text", .string(text)) }
         }
     }
 

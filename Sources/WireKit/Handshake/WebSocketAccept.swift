@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 
 /// The `Sec-WebSocket-Accept` computation both sides of the handshake share
@@ -9,13 +8,6 @@ public enum WebSocketAccept {
 
     /// The accept value for a client key.
     public static func value(forKey key: String) -> String {
-        let input = Array((key + guid).utf8)
-        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        input.withUnsafeBufferPointer { source in
-            digest.withUnsafeMutableBufferPointer { target in
-                _ = SHA1(source.baseAddress, source.count, target.baseAddress)
-            }
-        }
-        return Data(digest).base64EncodedString()
+        Data(SHA1Digest.bytes(of: key + guid)).base64EncodedString()
     }
 }
