@@ -74,6 +74,9 @@ public final class TCPConnection: HandleOwner {
     public var coalescesWrites = false
     private var pendingOutput: [UInt8] = []
     private var isWaitingForFlush = false
+    /// True while `onRead` runs: what it writes leaves when it returns, without a turn
+    /// in the coalescer's queue.
+    private var isDelivering = false
     private static let coalesceLimit = 64 * 1024
 
     /// Cuts what this connection writes into small writes, as a fragmenting network
@@ -157,7 +160,7 @@ public final class TCPConnection: HandleOwner {
 
     /// Schedules the flush of what was just added to `pendingOutput`.
     private func pendingOutputGrew() {
-        if !isWaitingForFlush {
+        if !isWaitingForFlush, !isDelivering {
             isWaitingForFlush = true
             loop.coalescer.enqueue(self)
         }
@@ -313,8 +316,10 @@ public final class TCPConnection: HandleOwner {
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
         if count > 0, let base = buffer?.pointee.base {
             if peerIsLocal { loop.traffic.read(count, by: self) }
+            isDelivering = true
             onRead?(UnsafeRawBufferPointer(start: base, count: count))
-            if isWaitingForFlush { flushPendingOutput() }
+            isDelivering = false
+            if !pendingOutput.isEmpty { flushPendingOutput() }
         } else if count < 0 {
             pauseReading()
             loop.traffic.observedEndOfStream(self)
