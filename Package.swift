@@ -22,7 +22,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Redis client for `serve --cluster` (Debian: libhiredis-dev), on libuv through its adapter.
 
-        // Plain values every layer shares: time as `Instant`, the seeded generator. No I/O.
+        // Plain values every layer shares: time as `Instant`, the seeded generator; and the
+        // progress line on stderr. No other I/O.
         .target(name: "MockChatCore"),
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
         .target(name: "ChatProtocol"),
@@ -67,6 +68,7 @@ let package = Package(
             "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
         ], path: "Tests/MockChatTestSupport"),
 
+        .testTarget(name: "MockChatCoreTests", dependencies: ["MockChatCore"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit", "MockChatCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "WireKit"]),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConformanceHarness
 import Foundation
+import MockChatCore
 import ProtocolFuzzer
 
 extension FuzzCommand {
@@ -53,7 +54,7 @@ extension FuzzCommand {
                                    snapshot.steps, target, snapshot.histories, rate, snapshot.differences,
                                    snapshot.shrinking ? " (shrinking)" : ""))
         }
-        progress.finish()
+        progress.keepLastState()
         let failed = report.differences > 0 || report.flaky > 0 || report.badDriverRuns > 0 || report.crashes > 0
         var lines = FuzzSummary.sdk(report)
         lines.append(String(format: "fuzz: %@, %.1f s wall time, seed %llu", failed ? "FAILED" : "passed",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MockChatCore
 import ProtocolFuzzer
 
 /// `mockchat fuzz`: seeded, reproducible fuzzing of the server.
@@ -119,7 +120,7 @@ struct FuzzCommand: ParsableCommand {
                                        snapshot.steps, target, rate, snapshot.divergences, snapshot.crashes,
                                        snapshot.shrinking ? " (shrinking)" : ""))
             }
-            progress.finish()
+            progress.keepLastState()
             modelReport = report
             failed = failed || report.divergences > 0 || report.crashes > 0
         }
@@ -135,7 +136,7 @@ struct FuzzCommand: ParsableCommand {
                 progress.update(String(format: "wire: %d%@ inputs, %.0f inputs/s, %d divergences, %d crashes",
                                        snapshot.inputs, target, rate, snapshot.divergences, snapshot.crashes))
             }
-            progress.finish()
+            progress.keepLastState()
             wireReport = report
             failed = failed || report.divergences > 0 || report.crashes > 0
         }

@@ -128,16 +128,17 @@ struct TestCommand: ParsableCommand {
         if let traceDir {
             try FileManager.default.createDirectory(atPath: traceDir, withIntermediateDirectories: true)
         }
-        let interactive = isatty(STDERR_FILENO) == 1 && !verbose
+        // On a terminal `[done/total] id` in place; in logs (and with --verbose) a line per failure.
+        let progress = ProgressLine(interactive: ProgressLine.standardErrorIsTerminal && !verbose)
         let started = Date()
         var results = CatalogueRunner(options: options).run(plan.scenarios) { done, total, result in
-            if interactive {
-                FileHandle.standardError.write(Data("\r\u{1B}[K[\(done)/\(total)] \(result.id)".utf8))
+            if progress.isInteractive {
+                progress.update("[\(done)/\(total)] \(result.id)")
             } else if result.isFailure {
-                FileHandle.standardError.write(Data("FAIL \(result.id)\n".utf8))
+                progress.note("FAIL \(result.id)")
             }
         }
-        if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        progress.clear()
         results += plan.broken
         let wall = Date().timeIntervalSince(started)
         // Every report is attempted even when another cannot be written.

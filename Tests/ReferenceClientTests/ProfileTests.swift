@@ -60,3 +60,48 @@ import Testing
         #expect(throws: ProfileError.self) { try Profile.load(named: "no-such-profile", in: Fixtures.profilesDirectory) }
     }
 }
+
+/// A profile file that does not decode says which field, what it must be, and where.
+@Suite struct ProfileDecodingErrorTests {
+    /// The CometChat profile with `line` (1-based) replaced, or removed when `with` is nil.
+    private func cometChat(replacingLine line: Int, with replacement: String?) throws -> String {
+        let url = Fixtures.profilesDirectory.appendingPathComponent("cometchat-ios.yaml")
+        var lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+        if let replacement { lines[line - 1] = replacement } else { lines.remove(at: line - 1) }
+        return lines.joined(separator: "\n")
+    }
+
+    private func message(_ yaml: String) -> String? {
+        let error = #expect(throws: ProfileError.self) { try Profile.decode(yaml: yaml, origin: "cometchat-ios.yaml") }
+        return error?.description
+    }
+
+    @Test func aWrongTypeNamesTheFieldTheTypeAndTheLine() throws {
+        #expect(message(try cometChat(replacingLine: 9, with: "keepAliveInterval: abc"))
+            == #"cometchat-ios.yaml:9:20: 'keepAliveInterval' must be a number, found "abc""#)
+        #expect(message(try cometChat(replacingLine: 12, with: "  steps: [0.05, 0.25, soon]"))
+            == #"cometchat-ios.yaml:12:23: 'reconnectBackoff.steps[2]' must be a number, found "soon""#)
+    }
+
+    @Test func anUnknownChoiceListsTheAllowedOnes() throws {
+        #expect(message(try cometChat(replacingLine: 5, with: "backgroundWithoutServices: sometimes"))
+            == #"cometchat-ios.yaml:5:28: 'backgroundWithoutServices' must be one of 'disconnectAtOnce', 'disconnectAfterDelay', found "sometimes""#)
+    }
+
+    @Test func aMissingFieldIsNamedWhereItBelongs() throws {
+        #expect(message(try cometChat(replacingLine: 10, with: nil))
+            == "cometchat-ios.yaml:3:1: missing required field 'pongTimeout'")
+        #expect(message(try cometChat(replacingLine: 13, with: nil))
+            == "cometchat-ios.yaml:12:3: missing required field 'reconnectBackoff.repeatEvery'")
+    }
+
+    @Test func aSyntaxErrorGivesItsLine() throws {
+        #expect(message(try cometChat(replacingLine: 4, with: "defaultAutoMode: [true"))
+            == "cometchat-ios.yaml:5:26: not valid YAML: did not find expected ',' or ']' while parsing a flow sequence (opened at 4:18)")
+    }
+
+    @Test func anUnknownExtraKeyIsIgnored() throws {
+        let profile = try Profile.decode(yaml: try cometChat(replacingLine: 4, with: "defaultAutoMode: true\ncolour: blue"))
+        #expect(profile.name == "cometchat-ios")
+    }
+}

@@ -11,7 +11,7 @@ public struct BenchTarget: Sendable {
     public var serverPIDs: [Int32] = []
     /// `authKey` sent with every login.
     public var authKey = "mockchat-dev-key"
-    /// Print a progress line on stderr once a second.
+    /// Print a progress line on stderr: once a second on a terminal, every few seconds in a log.
     public var showProgress = true
 
     public init(addresses: [SocketAddress]) {

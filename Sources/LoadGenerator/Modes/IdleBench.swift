@@ -70,7 +70,7 @@ public final class IdleBench {
             outcomes = result.outcomes
             notes += result.problems
         }
-        progress.finish()
+        progress.clear()
         let endSample = WindowSample.take(servers: servers)
         return makeReport(outcomes: outcomes, rssBefore: rssBefore, rssAfter: rssAfter, fdsBefore: fdsBefore,
                           fdsAfter: fdsAfter, window: MeasuredWindow(start: startSample, end: endSample), notes: notes)

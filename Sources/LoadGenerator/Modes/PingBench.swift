@@ -76,7 +76,7 @@ public final class PingBench {
         progress.update("ping: opening \(options.connections) connections")
         ramp.start(timeout: 30 + Double(options.connections) / 500) { [unowned self] in self.rampDone() }
         loop.run()
-        progress.finish()
+        progress.clear()
         let report = makeReport()
         for socket in ramp.sockets { socket.close() }
         loop.run(timeout: 5) { ramp.sockets.allSatisfy { $0.state == .closed } }

@@ -82,7 +82,7 @@ public final class PresenceBench {
             openSubscribers()
         }
         loop.run()
-        progress.finish()
+        progress.clear()
         let report = makeReport()
         for socket in subscribers + churners { socket.close() }
         loop.run(timeout: 5) { (self.subscribers + self.churners).allSatisfy { $0.state != .open && $0.state != .upgrading && $0.state != .connecting } }

@@ -66,7 +66,7 @@ public final class ReconnectBench {
             storm()
         }
         loop.run()
-        progress.finish()
+        progress.clear()
         let report = makeReport()
         if let ramp {
             for socket in ramp.sockets { socket.close() }

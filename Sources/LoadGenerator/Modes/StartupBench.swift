@@ -42,7 +42,7 @@ public final class StartupBench {
             case .failure(let problem): notes.append("run \(attempt + 1): \(problem.reason)")
             }
         }
-        progress.finish()
+        progress.clear()
         let settings = BenchReport.Section("settings", "Settings", [
             .init("command", .string(options.command.joined(separator: " ")), "command"),
             .init("repeats", .integer(Int64(options.repeats)), "runs"),

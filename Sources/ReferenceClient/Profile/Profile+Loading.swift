@@ -1,15 +1,9 @@
 import Foundation
-import Yams
 
 extension Profile {
     /// Decodes a profile from YAML text and checks it (see ``problems``).
     public static func decode(yaml: String, origin: String = "profile") throws(ProfileError) -> Profile {
-        let profile: Profile
-        do {
-            profile = try YAMLDecoder().decode(Profile.self, from: yaml)
-        } catch {
-            throw ProfileError(origin: origin, problems: ["not a valid profile: \(error)"])
-        }
+        let profile = try ProfileReader(origin: origin).read(yaml)
         let problems = profile.problems
         guard problems.isEmpty else { throw ProfileError(origin: origin, problems: problems) }
         return profile

@@ -41,11 +41,13 @@ public struct Profile: Codable, Sendable, Equatable {
     public var sources: [String: String]
 
     /// What auto mode does when the app goes to the background without background services.
-    public enum BackgroundPolicy: String, Codable, Sendable, Equatable {
+    public enum BackgroundPolicy: String, Codable, Sendable, Equatable, ProfileChoice {
         /// Close the socket as soon as the app is in the background.
         case disconnectAtOnce
         /// Keep the socket for ``Profile/backgroundDisconnectAfter`` seconds, then close it.
         case disconnectAfterDelay
+
+        public init(from decoder: any Decoder) throws { self = try Self.decode(from: decoder) }
     }
 
     public init(name: String, defaultAutoMode: Bool, backgroundWithoutServices: BackgroundPolicy,
