@@ -255,9 +255,10 @@ public final class ChatServer {
     }
 
     /// The common case of a logged-in client's compact `ping` with nothing traced, no
-    /// fault, no scripted reply and nothing held: the pong's bytes are written without a
-    /// lookup by connection, an action, a message or a JSON tree. The bytes and effects
-    /// are those of the general path; false when the frame must take that path.
+    /// fault, no scripted reply and nothing held: the pong's bytes go to the socket the
+    /// callback holds, with one lookup (the session's) and no action, message or JSON
+    /// tree. The bytes and effects are those of the general path; false when the frame
+    /// must take that path.
     private func answeredPing(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket,
                               now: Instant) -> Bool {
         guard !trace.isRecording, faults.blackholes.isEmpty, faults.links.isEmpty, faults.replies.isEmpty,
