@@ -86,11 +86,14 @@ struct MisbehaviourTests {
             latencies.append(Int((Date().timeIntervalSince(sent) * 1000).rounded()))
         }
         Self.figure("delay 200 ms jitter 50 ms seed 7 on the system clock, 12 pongs: \(latencies) ms of wall time")
-        // Never early; late only by the loop's own lateness, which a busy machine adds
-        // (the exact window is checked on the virtual clock above).
-        #expect(latencies.allSatisfy { $0 >= 149 })
-        #expect((170...260).contains(latencies.sorted()[latencies.count / 2]))
-        #expect(Set(latencies).count > 3, "jitter varies the delay")
+        // The same seed draws the same delays as on the virtual clock. Each pong waits at
+        // least its delay (1 ms for the loop's cached time); it is late only by the loop's
+        // own lateness, which a loaded machine stretches without limit, so the upper bound
+        // only catches a frame held far too long (a timer that does not fire, a wrong unit).
+        let drawn = try Self.pingLatencies(link: link, count: latencies.count)
+        for (wall, delay) in zip(latencies, drawn) {
+            #expect(wall >= Int(delay) - 1 && wall < Int(delay) + 1_000, "\(wall) ms of wall time for a \(delay) ms delay")
+        }
     }
 
     @Test func inboundDelayShowsInThePongsServerTime() throws {
@@ -149,7 +152,11 @@ struct MisbehaviourTests {
         let seconds = Date().timeIntervalSince(started)
         let rate = 100_000 / seconds
         Self.figure("bandwidth 100000 B/s on the system clock: 100000 bytes in \(String(format: "%.3f", seconds)) s of wall time = \(Int(rate)) B/s")
-        #expect(rate <= 100_000 * 1.02 && rate >= 100_000 * 0.7, "never faster than the limit")
+        #expect(rate <= 100_000 * 1.02, "never faster than the limit")
+        // Slower only by the loop's lateness, which a loaded machine stretches (the exact
+        // spacing is checked on the virtual clock above), so this only catches frames held
+        // far longer than their size says.
+        #expect(seconds < 3)
     }
 
     @Test func slicingCutsEachFrameIntoSmallWrites() throws {
@@ -222,7 +229,11 @@ struct MisbehaviourTests {
         let event = #"{"event":"user.online","user":{"uid":"zed","name":"Zed","status":"online"}}"#
         let reply = try f.control("POST", "/control/push", body: #"{"uid":"alice","event":\#(event)}"#)
         #expect(reply.json == ["ok": true, "connections": ["c1"]])
-        #expect(alice.unparsed == [event] || alice.presence.first?.user.uid == "zed")
+        // Sent as it is (12.7a): a well-formed user.online, so it arrives as zed's presence,
+        // with no field added; the control reply settles only once alice has read it.
+        #expect(alice.unparsed.isEmpty)
+        #expect(alice.presence.map(\.event) == ["user.online"])
+        #expect(alice.presence.first?.user.asReceived.value == ["uid": "zed", "name": "Zed", "status": "online"])
         #expect(try f.control("POST", "/control/push", body: #"{"connection":"c1","frame":"not json"}"#).status == 200)
         #expect(alice.unparsed.last == "not json")
 

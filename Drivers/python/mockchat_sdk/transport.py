@@ -35,20 +35,30 @@ class Device:
         return task
 
     async def settle(self, timeout: float = 5.0) -> None:
-        """Returns once no I/O is in flight and the loop has run what is ready."""
+        """Returns once no I/O is in flight and the loop has run what is ready. The timeout
+        (wall time) only keeps a server that never answers from hanging the driver."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             before = self._traffic()
             for _ in range(5):
                 await asyncio.sleep(0)
-            if not self._in_flight and self._traffic() == before:
+            pending = self._pending()
+            if not pending and self._traffic() == before:
                 return
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return
-            if self._in_flight:
-                await asyncio.wait(set(self._in_flight), timeout=remaining)
+            if pending:
+                await asyncio.wait(pending, timeout=remaining)
+
+    def _pending(self) -> set[asyncio.Task]:
+        """The tasks in flight, and the reader of every socket whose closing handshake is
+        done: the server ends the stream as soon as it has read our close frame, and the
+        SDK learns that the socket is gone only then. Close frames are not counted in
+        `sent` and `received`, so without this wait the harness could find both sides
+        agreeing and go on, and the SDK would see the end at whatever time it came."""
+        return self._in_flight | {sock.reader for sock in self.sockets if sock.ending}
 
     def _traffic(self) -> tuple:
         return tuple((s.state, s.sent, s.received) for s in self.sockets)
@@ -83,6 +93,7 @@ class V1Socket:
         self._ws: Optional[ClientConnection] = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future] = {}
+        self.reader: Optional[asyncio.Task] = None
         self._closed = False
         self.close_code: Optional[int] = None   # the server's close code, once it sent one
         device.sockets.append(self)
@@ -104,7 +115,14 @@ class V1Socket:
             raise ChatError(errors.NO_INTERNET)
         self.state = "open"
         self.port = self._ws.transport.get_extra_info("sockname")[1]
-        asyncio.get_running_loop().create_task(self._read())
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    @property
+    def ending(self) -> bool:
+        """Both close frames have crossed; what is left is the end of the TCP stream."""
+        protocol = self._ws.protocol if self._ws is not None else None
+        return (not self._closed and self.reader is not None and protocol is not None
+                and protocol.close_sent is not None and protocol.close_rcvd is not None)
 
     def request(self, op: str, **fields: Any) -> asyncio.Future:
         """Sends `{"id", "op", ...fields}`; the future gets the reply's `result`, or a
