@@ -27,6 +27,9 @@ public final class EventLoop {
     /// One buffer for every read on this loop: a read callback consumes it before
     /// the next read can start.
     let readBuffer: UnsafeMutableRawPointer
+    /// Lent to the connection whose read is being delivered, to gather its replies in
+    /// memory that stays in the cache (see `TCPConnection.didRead`).
+    var replyBuffer: [UInt8] = []
     static let readBufferSize = 64 * 1024
 
     /// Creates a loop whose timers run on `clockMode`.

@@ -316,10 +316,15 @@ public final class TCPConnection: HandleOwner {
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
         if count > 0, let base = buffer?.pointee.base {
             if peerIsLocal { loop.traffic.read(count, by: self) }
+            // With nothing pending, the replies gather in the loop's buffer, warm in the
+            // cache, rather than in this connection's own; it is handed back emptied.
+            let borrows = coalescesWrites && pendingOutput.isEmpty
+            if borrows { swap(&pendingOutput, &loop.replyBuffer) }
             isDelivering = true
             onRead?(UnsafeRawBufferPointer(start: base, count: count))
             isDelivering = false
             if !pendingOutput.isEmpty { flushPendingOutput() }
+            if borrows { swap(&pendingOutput, &loop.replyBuffer) }
         } else if count < 0 {
             pauseReading()
             loop.traffic.observedEndOfStream(self)
