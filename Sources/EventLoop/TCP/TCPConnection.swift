@@ -130,6 +130,7 @@ public final class TCPConnection: HandleOwner {
         let descriptor = socket(Int32(local.ss_family), Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw UVError(-errno, "socket") }
         var on: Int32 = 1
+        // Best effort: a kernel without the option (before 4.2) picks the port in the bind.
         setsockopt(descriptor, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, &on, socklen_t(MemoryLayout<Int32>.size))
         let opened = uv_tcp_open(handle, descriptor)
         guard opened == 0 else {
