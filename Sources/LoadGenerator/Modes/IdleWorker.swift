@@ -87,18 +87,26 @@ public final class IdleWorker {
         loop.run(timeout: 10) { ramp.sockets.allSatisfy { $0.state == .closed || $0.state == .idle } }
     }
 
-    /// One tick a second; each tick pings the logged-in connections whose turn it is.
+    /// About once a second, pings the logged-in connections whose turn has come. The
+    /// turns go round `keepalive` slots, one a second since the start; a tick that comes
+    /// late (after a long loop turn) takes the turns it missed too, so no connection
+    /// waits much longer than `keepalive` for its ping, however slow the ramp.
     private func scheduleKeepalive() {
         let period = max(1, Int(options.keepalive))
-        loop.clock.schedule(after: 1000) { [weak self] in
-            guard let self, !self.isClosing else { return }
-            let slot = self.keepaliveTick % period
-            self.keepaliveTick += 1
-            for socket in self.ramp.sockets where socket.index % period == slot && socket.state == .open
-                && self.ramp.loggedIn[socket.index] {
-                socket.sendText(LoginFrame.ping(id: 2 + self.keepaliveTick))
+        let start = loop.clock.now.seconds
+        func tick() {
+            loop.clock.schedule(after: 1000) { [weak self] in
+                guard let self, !self.isClosing else { return }
+                let turns = max(keepaliveTick + 1, Int(loop.clock.now.seconds - start))
+                let slots = Set((keepaliveTick..<min(turns, keepaliveTick + period)).map { $0 % period })
+                keepaliveTick = turns
+                for socket in ramp.sockets where slots.contains(socket.index % period) && socket.state == .open
+                    && ramp.loggedIn[socket.index] {
+                    socket.sendText(LoginFrame.ping(id: 2 + keepaliveTick))
+                }
+                tick()
             }
-            self.scheduleKeepalive()
         }
+        tick()
     }
 }
