@@ -8,6 +8,19 @@ extension JSONValue {
         return String(decoding: buffer, as: UTF8.self)
     }
 
+    /// Appends `value` in decimal, the bytes of `value.description`, without making a
+    /// string.
+    public static func writeInteger(_ value: Int64, into buffer: inout [UInt8]) {
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = buffer.count
+        repeat {
+            buffer.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        buffer[start...].reverse()
+    }
+
     /// Appends the compact UTF-8 JSON text of the value to `buffer`.
     ///
     /// Non-finite doubles are written as `null`; finite doubles use Swift's
@@ -19,7 +32,7 @@ extension JSONValue {
         case .bool(let value):
             buffer.append(contentsOf: (value ? "true" : "false").utf8)
         case .integer(let value):
-            buffer.append(contentsOf: value.description.utf8)
+            JSONValue.writeInteger(value, into: &buffer)
         case .double(let value):
             if value.isFinite {
                 buffer.append(contentsOf: value.description.utf8)

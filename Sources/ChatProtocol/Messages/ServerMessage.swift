@@ -27,11 +27,24 @@ public enum ServerMessage: Sendable, Equatable {
     /// Appends the bytes of `pong(id: .integer(id), serverTime:)`'s frame to `buffer`
     /// without building its JSON: the same bytes as ``bytes`` gives for that message.
     public static func writePong(id: Int64, serverTime: Double, into buffer: inout [UInt8]) {
+        writePong(id: id, serverTimeText: serverTimeText(serverTime), into: &buffer)
+    }
+
+    /// The same, with `serverTime` already written out by ``serverTimeText(_:)``: a
+    /// server answering many pings within one millisecond writes the number once.
+    public static func writePong(id: Int64, serverTimeText: [UInt8], into buffer: inout [UInt8]) {
         buffer.append(contentsOf: #"{"id":"#.utf8)
-        buffer.append(contentsOf: id.description.utf8)
+        JSONValue.writeInteger(id, into: &buffer)
         buffer.append(contentsOf: #","result":{"pong":true,"serverTime":"#.utf8)
-        buffer.append(contentsOf: (serverTime.isFinite ? serverTime.description : "null").utf8)
+        buffer.append(contentsOf: serverTimeText)
         buffer.append(contentsOf: "}}".utf8)
+    }
+
+    /// A pong's `serverTime` as its JSON writes it.
+    public static func serverTimeText(_ serverTime: Double) -> [UInt8] {
+        var text: [UInt8] = []
+        JSONValue.double(serverTime).serialize(into: &text)
+        return text
     }
 
     /// The reply to `users.get`.

@@ -50,6 +50,9 @@ public final class ChatServer {
     private var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     /// The bytes of the pong being written (reused: a pong allocates nothing).
     private var pongBytes: [UInt8] = []
+    /// The last pong's time and its text: the clock counts whole milliseconds, and the
+    /// pongs of one millisecond share the text.
+    private var pongTime: (time: Instant, text: [UInt8])?
     private var nextConnection = 1
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
@@ -265,8 +268,15 @@ public final class ChatServer {
               inboundHeld.waiting.isEmpty, outboundHeld.waiting.isEmpty,
               let ping = RequestDecoder.compactPing(bytes), case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
+        let timeText: [UInt8]
+        if let pongTime, pongTime.time == now {
+            timeText = pongTime.text
+        } else {
+            timeText = ServerMessage.serverTimeText(now.seconds)
+            pongTime = (now, timeText)
+        }
         pongBytes.removeAll(keepingCapacity: true)
-        ServerMessage.writePong(id: requestID, serverTime: now.seconds, into: &pongBytes)
+        ServerMessage.writePong(id: requestID, serverTimeText: timeText, into: &pongBytes)
         socket.send(text: pongBytes)
         checkBackPressure(id, socket)
         return true
