@@ -181,12 +181,15 @@ import Testing
         #expect(ConsoleReport.render([result], wallSeconds: 0).contains("a recent log:"))
     }
 
+    /// A wire client's ping before logging in (refused) and its login: two frames back.
+    static let pingThenLogin = """
+          - wire: w
+          - w.send: {id: 1, op: ping}
+          - w.send: {id: 2, op: login, uid: alice, authKey: mockchat-dev-key}
+        """
+
     @Test func aWireFrameByNumberNamesEachFieldThatDiffers() throws {
-        let steps = """
-              - wire: w
-              - w.send: {id: 1, op: ping}
-              - w.send: {id: 2, op: login, uid: alice, authKey: mockchat-dev-key}
-            """
+        let steps = Self.pingThenLogin
         let holds = try run(steps + """
 
               - expect:
@@ -211,11 +214,7 @@ import Testing
     }
 
     @Test func aWireFrameByNumberWithACountSaysWhetherThatFrameMatches() throws {
-        let steps = """
-              - wire: w
-              - w.send: {id: 1, op: ping}
-              - w.send: {id: 2, op: login, uid: alice, authKey: mockchat-dev-key}
-            """
+        let steps = Self.pingThenLogin
         // Frame 1 is the refused ping, frame 2 the login reply, frame 3 never comes.
         let holds = try run(steps + """
 
