@@ -1,4 +1,5 @@
 import ChatProtocol
+import Foundation
 import LoadGenerator
 import Testing
 
@@ -53,6 +54,28 @@ struct BenchMathTests {
     func processStat() {
         let stat = "4242 (mock chat) S 1 4242 4242 0 -1 4194560 500 0 0 0 250 50 0 0 20 0 1 0 100 0 0"
         #expect(ProcessProbe.cpuSeconds(fromStat: stat, ticksPerSecond: 100) == 3)
+    }
+
+    @Test("the generator's CPU time includes that of a worker process started in the window")
+    func generatorCPUIncludesWorkers() throws {
+        let start = WindowSample.take(servers: [])
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: "/bin/sh")
+        worker.arguments = ["-c", "while :; do :; done"]
+        try worker.run()
+        defer {
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+        }
+        let probe = ProcessProbe(pid: worker.processIdentifier)
+        var workerCPU = 0.0
+        let deadline = Date().addingTimeInterval(10)
+        while workerCPU < 0.05, Date() < deadline { workerCPU = probe.cpuSeconds() ?? 0 }
+        #expect(workerCPU >= 0.05)
+
+        let end = WindowSample.take(servers: [], workers: [probe])
+        let generatorCPU = try #require(MeasuredWindow(start: start, end: end).generatorCPUSeconds)
+        #expect(generatorCPU >= workerCPU)
     }
 
     @Test("reports render as aligned text and as JSON with the same figures")

@@ -6,13 +6,16 @@ public struct WindowSample: Sendable {
     public var time: UInt64
     public var host: HostCPUSample?
     public var serverCPU: Double?
+    /// CPU seconds of this process and its worker processes, summed.
     public var generatorCPU: Double?
 
-    /// Reads the clock, the host's CPU counters, this process's CPU time and that of the
-    /// server processes (a cluster's nodes) summed.
-    public static func take(servers: [ProcessProbe]) -> WindowSample {
+    /// Reads the clock, the host's CPU counters, and the CPU time of the server processes
+    /// (a cluster's nodes) and of the generator: this process and the `workers` it started
+    /// (which must still be running; a worker started after the window's first sample
+    /// counts from zero there).
+    public static func take(servers: [ProcessProbe], workers: [ProcessProbe] = []) -> WindowSample {
         WindowSample(time: MonotonicTime.now(), host: HostCPUSample.now(), serverCPU: servers.total { $0.cpuSeconds() },
-                     generatorCPU: ProcessProbe.current.cpuSeconds())
+                     generatorCPU: ([.current] + workers).total { $0.cpuSeconds() })
     }
 }
 
@@ -43,6 +46,7 @@ public struct MeasuredWindow: Sendable {
         return b - a
     }
 
+    /// The generator's CPU time over the window, its worker processes included.
     public var generatorCPUSeconds: Double? {
         guard let a = start.generatorCPU, let b = end.generatorCPU else { return nil }
         return b - a

@@ -9,7 +9,9 @@ import Foundation
 /// processes (`mockchat bench idle --worker`), because a process may hold only as
 /// many sockets as its hard open-file limit allows. Connections are bound in turn to
 /// the source addresses given, so no single (source, destination) pair runs out of
-/// ephemeral ports. The server's RSS is read before the ramp and after a short hold.
+/// ephemeral ports. The server's RSS is read before the ramp and after a short hold;
+/// the measured window spans the same time, and the generator's CPU time in it includes
+/// its workers'.
 /// Given a cluster's nodes, connection i goes to node i mod n, and the memory and open
 /// files are the nodes' sums.
 public final class IdleBench {
@@ -42,7 +44,15 @@ public final class IdleBench {
         var outcomes: [IdleWorker.Outcome] = []
         var rssAfter: Int?
         var fdsAfter: Int?
+        var endSample = startSample
         var notes: [String] = []
+        /// Reads the servers' memory and ends the measured window, while the connections
+        /// (and the worker processes holding them) are still up.
+        func readWhileHeld(workers: [ProcessProbe] = []) {
+            rssAfter = servers.total { $0.residentBytes() }
+            fdsAfter = servers.total { $0.openFileCount() }
+            endSample = WindowSample.take(servers: servers, workers: workers)
+        }
         if options.processes <= 1 {
             let worker = IdleWorker(loop: loop, target: target, options: options.worker)
             worker.start(progress: progress) { outcome in
@@ -52,8 +62,7 @@ public final class IdleBench {
             loop.run()
             progress.update("idle: holding \(worker.openCount) connections for \(options.hold) s")
             loop.run(timeout: options.hold) { false }
-            rssAfter = servers.total { $0.residentBytes() }
-            fdsAfter = servers.total { $0.openFileCount() }
+            readWhileHeld()
             let held = worker.openCount
             if held < outcomes.first?.loggedIn ?? 0 {
                 notes.append("\((outcomes.first?.loggedIn ?? 0) - held) connections closed during the hold")
@@ -61,17 +70,15 @@ public final class IdleBench {
             worker.closeAll()
         } else {
             let pool = IdleWorkerPool(target: target, options: options)
-            let result = pool.run(progress: progress) {
+            let result = pool.run(progress: progress) { workers in
                 progress.update("idle: holding for \(self.options.hold) s")
                 Thread.sleep(forTimeInterval: self.options.hold)
-                rssAfter = servers.total { $0.residentBytes() }
-                fdsAfter = servers.total { $0.openFileCount() }
+                readWhileHeld(workers: workers)
             }
             outcomes = result.outcomes
             notes += result.problems
         }
         progress.clear()
-        let endSample = WindowSample.take(servers: servers)
         return makeReport(outcomes: outcomes, rssBefore: rssBefore, rssAfter: rssAfter, fdsBefore: fdsBefore,
                           fdsAfter: fdsAfter, window: MeasuredWindow(start: startSample, end: endSample), notes: notes)
     }

@@ -22,8 +22,9 @@ final class IdleWorkerPool {
         self.options = options
     }
 
-    /// Starts the workers, waits for their ramps, calls `whileHeld`, then stops them.
-    func run(progress: ProgressLine, whileHeld: () -> Void) -> Result {
+    /// Starts the workers, waits for their ramps, calls `whileHeld` with the started
+    /// workers' probes, then stops them.
+    func run(progress: ProgressLine, whileHeld: ([ProcessProbe]) -> Void) -> Result {
         var result = Result()
         let count = options.processes
         let total = options.worker.connections
@@ -65,7 +66,7 @@ final class IdleWorkerPool {
             }
             result.outcomes.append(outcome)
         }
-        whileHeld()
+        whileHeld(children.map { ProcessProbe(pid: $0.process.processIdentifier) })
         for child in children where child.process.isRunning { kill(child.process.processIdentifier, SIGTERM) }
         let stopBy = Date().addingTimeInterval(15)
         for child in children {
