@@ -184,25 +184,37 @@ struct BenchIdle: ParsableCommand {
         try common.run { loop, target in IdleBench(loop: loop, target: target, options: options).run() }
     }
 
-    /// One worker process: ramp, report on stdout, hold until told to stop.
+    /// One worker process: ramp, report on stdout, hold until told to stop. When the
+    /// coordinating process is gone, it closes its connections, says so on stderr and
+    /// fails.
     private func runWorker(_ options: IdleWorker.Options) throws {
         let (loop, target) = try common.prepare()
         let worker = IdleWorker(loop: loop, target: target, options: options)
         var stopRequested = false
-        let signals = SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT]) { _ in
+        /// Why the coordinating process is taken to be gone, once it is.
+        var parentGone: String?
+        func stop() {
             stopRequested = true
             loop.stop()
         }
+        let signals = SignalWatcher(loop: loop, signals: [SIGTERM, SIGINT]) { _ in stop() }
         worker.start(progress: ProgressLine(enabled: false)) { outcome in
-            FileHandle.standardOutput.write(Data((outcome.jsonLine + "\n").utf8))
+            do {
+                try FileHandle.standardOutput.write(contentsOf: Data((outcome.jsonLine + "\n").utf8))
+            } catch {
+                // SIGPIPE is ignored (`prepare`), so a gone parent shows here as EPIPE.
+                let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError ?? error as NSError
+                parentGone = "its report could not be written: \(cause.localizedDescription)"
+                stop()
+            }
         }
         // Never outlive the coordinating process, nor hold for more than ten minutes.
         let parent = getppid()
         let started = MonotonicTime.now()
         func watchParent() {
-            if getppid() != parent || MonotonicTime.seconds(from: started, to: MonotonicTime.now()) > 600 {
-                stopRequested = true
-                loop.stop()
+            if getppid() != parent { parentGone = "reparented to process \(getppid())" }
+            if parentGone != nil || MonotonicTime.seconds(from: started, to: MonotonicTime.now()) > 600 {
+                stop()
                 return
             }
             loop.clock.schedule(after: 500) { watchParent() }
@@ -212,6 +224,10 @@ struct BenchIdle: ParsableCommand {
         signals.close()
         worker.closeAll()
         loop.shutdown()
+        if let parentGone {
+            try? FileHandle.standardError.write(contentsOf: Data("bench idle worker: the parent process is gone (\(parentGone)); exiting\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 
