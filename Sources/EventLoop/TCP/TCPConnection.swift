@@ -160,8 +160,8 @@ public final class TCPConnection: HandleOwner {
     }
 
     /// Queues the bytes `fill` appends to the buffer it is given: when writes are
-    /// coalesced, the connection's own pending output, so nothing is copied on the way.
-    /// Otherwise the same as ``write(_:)``.
+    /// coalesced, the output pending for this connection itself, so nothing is copied on
+    /// the way. Otherwise the same as ``write(_:)``.
     public func write(appending fill: (inout [UInt8]) -> Void) {
         guard state == .open else { return }
         guard coalescesWrites, loop.coalescer.isAvailable else {
