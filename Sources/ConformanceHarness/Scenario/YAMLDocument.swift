@@ -1,4 +1,5 @@
 import ChatProtocol
+import ReferenceClient
 import Yams
 
 /// Reads YAML into the project's ordered ``JSONValue``, keeping mapping order and
@@ -10,17 +11,9 @@ enum YAMLDocument {
         let node: Node?
         do {
             node = try Yams.compose(yaml: text)
-        } catch let error as YamlError {
-            switch error {
-            case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-                 .composer(let context, let problem, let mark, _):
-                let detail = context.map { "\(problem) \($0.text) (opened at \($0.mark.line):\($0.mark.column))" } ?? problem
-                throw ScenarioError("not valid YAML: \(detail)", at: .init(line: mark.line, column: mark.column))
-            default:
-                throw ScenarioError("not valid YAML: \(error)")
-            }
         } catch {
-            throw ScenarioError("not valid YAML: \(error)")
+            let syntax = YAMLSyntaxError(error)
+            throw ScenarioError(syntax.message, at: syntax.mark.map { .init(line: $0.line, column: $0.column) })
         }
         guard let node else { throw ScenarioError("the file is empty", at: .init(line: 1, column: 1)) }
         var locations = SourceLocations()

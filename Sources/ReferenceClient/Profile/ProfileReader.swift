@@ -25,14 +25,8 @@ struct ProfileReader {
     }
 
     private func syntaxError(_ error: any Error) -> ProfileError {
-        switch error as? YamlError {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
-            let detail = context.map { "\(problem) \($0.text) (opened at \($0.mark.line):\($0.mark.column))" } ?? problem
-            return ProfileError(origin: origin, problems: ["not valid YAML: \(detail)"], at: mark)
-        default:
-            return ProfileError(origin: origin, problems: ["not valid YAML: \(error)"])
-        }
+        let syntax = YAMLSyntaxError(error)
+        return ProfileError(origin: origin, problems: [syntax.message], at: syntax.mark)
     }
 
     private func explanation(of error: DecodingError, in root: Node) -> ProfileError {
