@@ -211,7 +211,8 @@ public final class ChatServer {
 
     private func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket) {
         let now = loop.clock.now
-        if answeredPing(bytes, from: id, on: socket, now: now) { return }
+        let ping = compactPing(bytes)
+        if let ping, answeredPing(ping, from: id, on: socket, now: now) { return }
         let label = labels[id]
         if isBlackholed(id) {
             trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
@@ -229,21 +230,25 @@ public final class ChatServer {
                 let copy = [UInt8](bytes)
                 hold(.inbound, id, until: time) { [weak self] in
                     guard let self, self.sockets[id] != nil else { return }
-                    copy.withUnsafeBytes { self.process($0, from: id) }
+                    copy.withUnsafeBytes { self.process($0, ping: self.compactPing($0), from: id) }
                 }
                 return
             }
         }
-        process(bytes, from: id)
+        process(bytes, ping: ping, from: id)
     }
 
-    /// Handles one text frame that has crossed the link.
-    private func process(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) {
+    /// A frame written exactly as `{"id":N,"op":"ping"}`, decoded without a JSON tree
+    /// when nothing needs the tree (no trace to record, no scripted reply to match).
+    private func compactPing(_ bytes: UnsafeRawBufferPointer) -> RequestEnvelope? {
+        trace.isRecording || !faults.replies.isEmpty ? nil : RequestDecoder.compactPing(bytes)
+    }
+
+    /// Handles one text frame that has crossed the link; `ping` is its ``compactPing(_:)``.
+    private func process(_ bytes: UnsafeRawBufferPointer, ping: RequestEnvelope?, from id: ConnectionID) {
         let now = loop.clock.now
         let label = labels[id]
         engine.activity(id, now: now)
-        // Nothing to trace or match: the common ping needs no JSON tree.
-        let ping = trace.isRecording || !faults.replies.isEmpty ? nil : RequestDecoder.compactPing(bytes)
         let (decoded, request) = ping.map { (.success($0), nil) } ?? decode(bytes, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
@@ -262,11 +267,10 @@ public final class ChatServer {
     /// callback holds, with one lookup (the session's) and no action, message or JSON
     /// tree. The bytes and effects are those of the general path; false when the frame
     /// must take that path.
-    private func answeredPing(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket,
+    private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, on socket: WebSocket,
                               now: Instant) -> Bool {
-        guard !trace.isRecording, faults.blackholes.isEmpty, faults.links.isEmpty, faults.replies.isEmpty,
-              inboundHeld.waiting.isEmpty, outboundHeld.waiting.isEmpty,
-              let ping = RequestDecoder.compactPing(bytes), case .integer(let requestID) = ping.id,
+        guard faults.blackholes.isEmpty, faults.links.isEmpty, inboundHeld.waiting.isEmpty,
+              outboundHeld.waiting.isEmpty, case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
         let timeText: [UInt8]
         if let pongTime, pongTime.time == now {
