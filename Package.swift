@@ -1,5 +1,15 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// The commit stamped into the binary (`mockchat --version`, trace headers, reports):
+/// MOCKCHAT_COMMIT when set (make dist sets it), else the checkout's HEAD, else "unknown"
+/// (a source tarball without git metadata still builds).
+let buildCommit: String = {
+    if let given = ProcessInfo.processInfo.environment["MOCKCHAT_COMMIT"], !given.isEmpty { return given }
+    guard let git = Context.gitInformation else { return "unknown" }
+    return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-dirty" : "")
+}()
 
 let package = Package(
     name: "MockChat",
@@ -24,7 +34,9 @@ let package = Package(
 
         // Plain values every layer shares: time as `Instant`, the seeded generator; and the
         // progress line on stderr. No other I/O.
-        .target(name: "MockChatCore"),
+        .target(name: "MockChatCore", dependencies: ["CBuildInfo"]),
+        // The commit the binary was built from, as a C define on one file.
+        .target(name: "CBuildInfo", cSettings: [.define("MOCKCHAT_COMMIT", to: "\"\(buildCommit)\"")]),
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
         .target(name: "ChatProtocol"),
         // The wire as bytes, for clients: frames (broken ones too), the upgrade, HTTP

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventLoop
+import MockChatCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,6 +16,7 @@ struct MockChatCommand: ParsableCommand {
             Start a local server with `mockchat serve`, then connect a WebSocket client to
             ws://127.0.0.1:8080/v1/ws (docs/PROTOCOL.md describes every message).
             """,
+        version: BuildInfo.description,
         subcommands: [ServeCommand.self, TestCommand.self, ScenariosCommand.self, DriverCommand.self, BenchCommand.self,
                       FuzzCommand.self, FixturesCommand.self])
 

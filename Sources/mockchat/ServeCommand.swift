@@ -60,8 +60,14 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Sessions from one address that may be waiting to log in at once; more get 503.")
     var maxPendingLogins = 4_096
 
-    @Option(help: "Require 'Authorization: Bearer TOKEN' on every control request.")
+    @Option(help: "Require 'Authorization: Bearer TOKEN' on every control request (default: $MOCKCHAT_CONTROL_TOKEN, so the token stays out of process listings).")
     var controlToken: String?
+
+    /// `--control-token`, else a non-empty $MOCKCHAT_CONTROL_TOKEN (read here, not as the
+    /// option's default, so `--help` never prints it).
+    private var token: String? {
+        controlToken ?? ProcessInfo.processInfo.environment["MOCKCHAT_CONTROL_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     @Option(help: "A further Host name the control API accepts (repeatable); loopback names always work.")
     var controlHost: [String] = []
@@ -86,7 +92,7 @@ struct ServeCommand: ParsableCommand {
         guard traceCapacity >= 0 else { throw ValidationError("--trace-capacity must be 0 or more") }
         guard maxPendingLogins >= 1 else { throw ValidationError("--max-pending-logins must be 1 or more") }
         guard traceMemory >= 0 else { throw ValidationError("--trace-memory must be 0 or more MiB") }
-        if controlFromAnywhere && (controlToken ?? "").isEmpty {
+        if controlFromAnywhere && (token ?? "").isEmpty {
             throw ValidationError("--control-from-anywhere needs --control-token: the control API can drop every user")
         }
         if let controlToken, controlToken.isEmpty { throw ValidationError("--control-token must not be empty") }
@@ -139,7 +145,7 @@ struct ServeCommand: ParsableCommand {
         configuration.web.maxConnections = min(configuration.web.maxConnections,
                                                max(16, descriptors - configuration.web.reservedConnections - 64))
         configuration.maxPendingLoginsPerAddress = maxPendingLogins
-        configuration.controlAccess = ControlAccess(token: controlToken, fromAnywhere: controlFromAnywhere,
+        configuration.controlAccess = ControlAccess(token: token, fromAnywhere: controlFromAnywhere,
                                                     allowedHosts: controlHost.map { $0.lowercased() })
         let server = try ChatServer(loop: loop, configuration: configuration, directory: fixtureSet.directory,
                                     settings: fixtureSet.settings, trace: traceLog)

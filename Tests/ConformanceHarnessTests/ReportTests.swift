@@ -4,6 +4,7 @@ import FoundationXML
 import ChatProtocol
 import ConformanceHarness
 import Foundation
+import MockChatCore
 import Testing
 
 /// One verdict of each kind, counted the same way by the console summary, the JSON,
@@ -41,6 +42,21 @@ import Testing
         let error = try xml.nodes(forXPath: "//testcase[@name='harness/broken']/error")
         #expect(error.count == 1)
         #expect(error.first?.stringValue?.contains("broken.yaml:2:1: not valid YAML") == true)
+    }
+
+    @Test func everyReportNamesTheMockChatThatRanIt() throws {
+        let results = try results()
+        let json = try JSONParser.parse(Array(JSONReport.render(results, wallSeconds: 1).utf8))
+        #expect(json["mockchat"]?["version"] == .string(BuildInfo.version))
+        #expect(json["mockchat"]?["commit"] == .string(BuildInfo.commit))
+        let xml = try XMLDocument(xmlString: JUnitReport.render(results, wallSeconds: 1), options: [])
+        let version = try xml.nodes(forXPath: "//testsuite/properties/property[@name='mockchat.version']/@value")
+        #expect(version.first?.stringValue == BuildInfo.version)
+        let commit = try xml.nodes(forXPath: "//testsuite/properties/property[@name='mockchat.commit']/@value")
+        #expect(commit.first?.stringValue == BuildInfo.commit)
+        let html = HTMLReport.render(results, wallSeconds: 1)
+        let foot = try XMLDocument(xmlString: html, options: []).nodes(forXPath: "//p[@class='foot']").first?.stringValue
+        #expect(foot?.hasSuffix("mockchat \(BuildInfo.description)") == true)
     }
 
     @Test func htmlReportParsesAndHighlightsTheFailingStep() throws {

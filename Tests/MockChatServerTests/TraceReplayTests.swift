@@ -62,6 +62,8 @@ import Testing
         let fileLines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(String($0)) }
         #expect(fileLines[0]["format"] == "mockchat-trace")
         #expect(fileLines[0]["version"] == .integer(Int64(TraceLog.formatVersion)))
+        #expect(fileLines[0]["mockchat"]?["version"] == .string(BuildInfo.version))
+        #expect(fileLines[0]["mockchat"]?["commit"] == .string(BuildInfo.commit))
         #expect(fileLines[0]["fixtures"]?["users"]?.arrayValue?.isEmpty == false)
         let reference = try #require(fileLines[1]["frame"]?["file"]?.stringValue)
         let folder = String(path[..<path.lastIndex(of: "/")!])

@@ -1,4 +1,5 @@
 import Foundation
+import MockChatCore
 
 /// One self-contained HTML page (inline CSS and SVG, no scripts, nothing fetched):
 /// counts by area, then each scenario with its source citation, verdict, failure
@@ -30,7 +31,8 @@ public enum HTMLReport {
         for result in ordered {
             html += section(result)
         }
-        html += String(format: "<p class=\"foot\">%d scenarios, wall time %.2f s</p>\n</body></html>\n", results.count, wallSeconds)
+        html += String(format: "<p class=\"foot\">%d scenarios, wall time %.2f s; ", results.count, wallSeconds)
+            + "mockchat \(escape(BuildInfo.description))</p>\n</body></html>\n"
         return html
     }
 

@@ -1,6 +1,7 @@
 import ChatProtocol
+import MockChatCore
 
-/// The machine-readable report: every result with its verdict and timings.
+/// The machine-readable report: the MockChat that ran, every result with its verdict and timings.
 public enum JSONReport {
     public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
         let entries: [JSONValue] = results.map { result in
@@ -20,6 +21,9 @@ public enum JSONReport {
             ("unexpectedPasses", .integer(Int64(counts.unexpectedPasses))), ("errors", .integer(Int64(counts.errors))),
             ("wallSeconds", .double(wallSeconds)),
         ]))
-        return JSONValue.object(JSONObject([("summary", summary), ("results", .array(entries))])).serialized() + "\n"
+        return JSONValue.object(JSONObject([
+            ("mockchat", .object(JSONObject([("version", .string(BuildInfo.version)), ("commit", .string(BuildInfo.commit))]))),
+            ("summary", summary), ("results", .array(entries)),
+        ])).serialized() + "\n"
     }
 }

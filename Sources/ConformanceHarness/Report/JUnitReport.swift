@@ -1,4 +1,5 @@
 import Foundation
+import MockChatCore
 
 /// JUnit XML, as CI systems read it: one `<testcase>` per scenario, classed by area.
 public enum JUnitReport {
@@ -11,6 +12,10 @@ public enum JUnitReport {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<testsuites name="mockchat" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
         xml += #"  <testsuite name="conformance" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        xml += "    <properties>\n"
+        xml += #"      <property name="mockchat.version" value="\#(escape(BuildInfo.version))"/>"# + "\n"
+        xml += #"      <property name="mockchat.commit" value="\#(escape(BuildInfo.commit))"/>"# + "\n"
+        xml += "    </properties>\n"
         for result in results {
             xml += #"    <testcase classname="\#(escape(result.area))" name="\#(escape(result.id))" file="\#(escape(result.path))" time="\#(seconds(result.wallSeconds))">"#
             let detail = escape([result.message ?? "", result.traceTail.joined(separator: "\n")].joined(separator: "\n"))

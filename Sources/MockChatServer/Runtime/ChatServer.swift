@@ -73,7 +73,8 @@ public final class ChatServer {
         engine = PresenceEngine(directory: directory, settings: settings, now: loop.clock.now)
         initialDirectory = directory
         initialSettings = settings
-        self.trace.writeHeader(["clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
+        self.trace.writeHeader(["mockchat": ["version": .string(BuildInfo.version), "commit": .string(BuildInfo.commit)],
+                                "clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
                                 "start": .double(loop.clock.now.seconds),
                                 "fixtures": ["users": directory.json["users"] ?? .array([]), "app": settings.json]])
         cluster = configuration.cluster.map { ClusterBridge(loop: loop, configuration: $0, logger: Logger(label: "mockchat.cluster")) }
