@@ -1,6 +1,9 @@
 # MockChat: `make run` starts the server, `make test` runs every test.
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
+# The commit `mockchat --version` and the reports name (Package.swift reads it); empty
+# outside a git checkout, which builds as "unknown".
+export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
 	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \

@@ -3,13 +3,10 @@ import Foundation
 import PackageDescription
 
 /// The commit stamped into the binary (`mockchat --version`, trace headers, reports):
-/// MOCKCHAT_COMMIT when set (make dist sets it), else the checkout's HEAD, else "unknown"
-/// (a source tarball without git metadata still builds).
-let buildCommit: String = {
-    if let given = ProcessInfo.processInfo.environment["MOCKCHAT_COMMIT"], !given.isEmpty { return given }
-    guard let git = Context.gitInformation else { return "unknown" }
-    return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-dirty" : "")
-}()
+/// MOCKCHAT_COMMIT, which the Makefile sets from git; "unknown" without it, so a source
+/// tarball without git metadata still builds. (Not read from git here: SwiftPM caches
+/// this manifest's result, and a commit read once would go stale.)
+let buildCommit = ProcessInfo.processInfo.environment["MOCKCHAT_COMMIT"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
 
 let package = Package(
     name: "MockChat",
