@@ -1,0 +1,110 @@
+/** The v1 transport (docs/PROTOCOL.md): one WebSocket per connection attempt, JSON text
+ * frames, replies matched by id. A `Device` stands for the machine the SDK runs on: its
+ * network (up, down, weak), the storage that survives a relaunch, and its open sockets,
+ * so that a driver can tell when the SDK's I/O has settled.
+ *
+ * The WebSocket itself comes from a platform adapter (Node's `ws`, the browser's
+ * WebSocket): `{create(url), send(ws, text, done), close(ws, code), abort(ws), port(ws),
+ * ending(ws)}`, where `create` returns an object with onopen/onmessage/onclose/onerror. */
+
+export class Device {
+  constructor(platform) {
+    this.platform = platform;
+    this.network = 'up';
+    this.storage = {};
+    this.sockets = new Set();
+  }
+
+  /** Opens a socket; `handlers`: {opened(), message(frame), closed(code, reason)}. */
+  open(url, handlers) {
+    return new V1Socket(this, url, handlers);
+  }
+
+  /** `down` resets every socket, as a lost network does; `weak` loses what the server sends. */
+  setNetwork(condition) {
+    this.network = condition;
+    if (condition === 'down') for (const socket of [...this.sockets]) socket.abort();
+  }
+
+  /** The app process is gone: every socket is reset. */
+  discard() {
+    for (const socket of [...this.sockets]) socket.abort();
+  }
+
+  /** Whether I/O is under way that the SDK will hear of: a handshake, a write, an ending stream. */
+  busy() {
+    for (const socket of this.sockets) if (socket.busy()) return true;
+    return false;
+  }
+}
+
+export class V1Socket {
+  constructor(device, url, handlers) {
+    this.device = device;
+    this.handlers = handlers;
+    this.state = 'opening';
+    this.port = null;
+    this.sent = 0;
+    this.received = 0;
+    this.writing = 0;
+    this.finished = false;
+    device.sockets.add(this);
+    if (device.network === 'down') {
+      this.ws = null;
+      queueMicrotask(() => this.finish(1006, ''));
+      return;
+    }
+    const ws = this.ws = device.platform.create(url);
+    ws.onopen = () => {
+      if (this.finished) return;
+      this.state = 'open';
+      this.port = device.platform.port(ws);
+      handlers.opened();
+    };
+    ws.onmessage = (message) => {
+      if (this.finished) return;
+      if (typeof message.data !== 'string') return;
+      this.received += 1;
+      if (device.network === 'weak') return;         // a weak network loses what the server sends
+      let frame;
+      try { frame = JSON.parse(message.data); } catch { return; }   // not JSON: ignored like an unknown event
+      if (frame !== null && typeof frame === 'object' && !Array.isArray(frame)) handlers.message(frame);
+    };
+    ws.onerror = () => {};
+    ws.onclose = (event) => this.finish(event.code, event.reason ?? '');
+  }
+
+  send(frame) {
+    if (this.finished || this.state !== 'open') return;
+    this.writing += 1;
+    this.device.platform.send(this.ws, JSON.stringify(frame), () => {
+      this.writing -= 1;
+      this.sent += 1;
+    });
+  }
+
+  /** A closing handshake; the socket stays listed until the stream has ended. */
+  close(code) {
+    if (this.finished || !this.ws) return;
+    this.device.platform.close(this.ws, code);
+  }
+
+  /** Resets the connection: no close frame. */
+  abort() {
+    if (this.finished) return;
+    if (this.ws) this.device.platform.abort(this.ws);
+    this.finish(1006, '');
+  }
+
+  busy() {
+    return this.state === 'opening' || this.writing > 0 || (this.ws !== null && this.device.platform.ending(this.ws));
+  }
+
+  finish(code, reason) {
+    if (this.finished) return;
+    this.finished = true;
+    this.state = 'closed';
+    this.device.sockets.delete(this);
+    this.handlers.closed(code, reason);
+  }
+}
