@@ -38,13 +38,13 @@ class Slot {
     this.session = session;
     this.name = name;
     this.profile = profile;
-    this.device = session.environment.device(new Device(session.platform.websocket));
+    this.device = session.environment.device(session.platform.websocket, name);
     this.requests = new Map();
     this.client = this.newClient();
   }
   newClient() {
     const { session, name } = this;
-    return new ChatClient({
+    const client = new ChatClient({
       device: this.device, clock: session.clock, url: session.url, authKey: session.authKey,
       profile: this.profile,
       hooks: {
@@ -58,12 +58,18 @@ class Slot {
         presence: (listener, change, user) => session.event(name, { event: 'presence', listener, change, user }),
       },
     });
+    session.environment.attach(this, client);
+    return client;
   }
   relaunch() {
+    this.discard();
+    this.client = this.newClient();
+  }
+  discard() {
     this.client.shutdown();
+    this.session.environment.detach(this);
     this.device.discard();
     this.requests.clear();
-    this.client = this.newClient();
   }
 }
 
@@ -115,10 +121,7 @@ class Session {
       [...slot.device.sockets].map((s) => [s.state, s.sent, s.received])));
   }
   end() {
-    for (const slot of this.slots.values()) {
-      slot.client.shutdown();
-      slot.device.discard();
-    }
+    for (const slot of this.slots.values()) slot.discard();
     this.slots.clear();
   }
 }
@@ -277,10 +280,12 @@ export class Driver {
   }
 }
 
-/** The environment of a process without a window (Node): the driver calls the SDK's
- * lifecycle and network entry points directly. */
+/** The environment of a process without a window (Node): each client's device keeps its
+ * storage in memory, and the driver calls the SDK's lifecycle and network entry points. */
 export const directEnvironment = {
-  device: (device) => device,
+  device: (websocket) => new Device(websocket),
+  attach() {},
+  detach() {},
   lifecycle(slot, command) { slot.client[command](); },
   network(slot, condition) {
     slot.client.networkChanged(condition);

@@ -34,7 +34,7 @@ export class ChatClient {
     this.authKey = authKey;
     this.profile = profile;
     this.hooks = hooks;
-    this.machine = new ConnectionMachine(profile, device.storage.user ?? null);
+    this.machine = new ConnectionMachine(profile, device.storage.load());
     this.calls = new Map();
     this.callIds = 0;
     this.timers = new Map();
@@ -121,10 +121,7 @@ export class ChatClient {
       case 'presence': return this.presence(action.change, action.user);
       case 'resolve': return this.settle(action.call, (c) => c.resolve(action.value));
       case 'reject': return this.settle(action.call, (c) => c.reject(new ChatError(action.code, action.description)));
-      case 'save':
-        if (action.saved) this.device.storage.user = action.saved;
-        else delete this.device.storage.user;
-        return;
+      case 'save': return this.device.storage.save(action.saved);
       default: throw new Error(`unknown action ${action.type}`);
     }
   }

@@ -8,10 +8,11 @@
  * ending(ws)}`, where `create` returns an object with onopen/onmessage/onclose/onerror. */
 
 export class Device {
-  constructor(platform) {
+  /** `storage`: where the logged-in user survives a relaunch ({load(), save(value)}). */
+  constructor(platform, storage = new MemoryStorage()) {
     this.platform = platform;
     this.network = 'up';
-    this.storage = {};
+    this.storage = storage;
     this.sockets = new Set();
   }
 
@@ -36,6 +37,12 @@ export class Device {
     for (const socket of this.sockets) if (socket.busy()) return true;
     return false;
   }
+}
+
+/** Storage of a process that keeps it in memory (a relaunch keeps the Device). */
+export class MemoryStorage {
+  load() { return this.value ?? null; }
+  save(value) { this.value = value; }
 }
 
 export class V1Socket {

@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConnectionMachine } from '../sdk/connection.mjs';
+import { PROFILES } from '../sdk/profiles.mjs';
+
+const AUTO = { auto: true, presence: { mode: 'all' }, deviceId: 'd', platform: 'mobile', reconnectKickEnable: false };
+const MANUAL = { ...AUTO, auto: false };
+const ALICE = { uid: 'alice', authKey: 'k', token: null };
+
+/** A machine driven by inputs at given times; `run` returns the actions of one input. */
+function machine(profile = 'cometchat-ios') {
+  const m = new ConnectionMachine(PROFILES[profile]);
+  const run = (type, fields = {}, now = 0) => m.handle({ type, now, ...fields });
+  return { m, run };
+}
+
+const types = (actions) => actions.map((a) => a.type === 'emit' ? `emit:${a.name}` : a.type);
+
+/** An auto-mode machine logged in and connected at t = 0 on socket 1. */
+function connected(profile) {
+  const { m, run } = machine(profile);
+  run('init', { call: 1, settings: AUTO });
+  run('login', { call: 2, credentials: ALICE });
+  const [login] = run('opened', { socket: 1 }).filter((a) => a.type === 'send');
+  run('reply', { socket: 1, id: login.frame.id, result: { user: { uid: 'alice', status: 'online' } } });
+  return { m, run };
+}
+
+test('calls before init fail with ERR_NOT_INITIALIZED and open nothing (D28)', () => {
+  const { run } = machine();
+  assert.deepEqual(run('login', { call: 1, credentials: ALICE }), [{ type: 'reject', call: 1, code: 'ERR_NOT_INITIALIZED', description: undefined }]);
+});
+
+test('an auto-mode login opens a socket, logs in on it and reports connecting then connected', () => {
+  const { m, run } = machine();
+  run('init', { call: 1, settings: AUTO });
+  assert.deepEqual(types(run('login', { call: 2, credentials: ALICE })), ['cancel', 'emit:connecting', 'open']);
+  const sent = run('opened', { socket: 1 });
+  const login = sent.find((a) => a.type === 'send').frame;
+  assert.equal(login.op, 'login');
+  assert.equal(login.reconnect, false);
+  const done = run('reply', { socket: 1, id: login.id, result: { user: { uid: 'alice', status: 'online' } } });
+  assert.ok(types(done).includes('emit:connected'));
+  assert.deepEqual(done.find((a) => a.type === 'resolve'), { type: 'resolve', call: 2, value: { uid: 'alice', status: 'online' } });
+  assert.equal(m.status, 'connected');
+  assert.deepEqual(done.find((a) => a.type === 'arm'), { type: 'arm', name: 'keepalive', at: 10000 });
+});
+
+test('a lost connection waits 0.05 s, then 0.25 s after a failed attempt (003, D7)', () => {
+  const { m, run } = connected();
+  const lost = run('closed', { socket: 1, code: 1006, reason: '' }, 5000);
+  assert.deepEqual(types(lost).filter((t) => t.startsWith('emit')), ['emit:disconnected', 'emit:connecting']);
+  assert.deepEqual(lost.find((a) => a.type === 'arm'), { type: 'arm', name: 'backoff', at: 5050 });
+  assert.ok(types(run('timer', { name: 'backoff' }, 5050)).includes('open'));
+  const again = run('closed', { socket: 2, code: 1006, reason: '' }, 5050);
+  assert.deepEqual(again.find((a) => a.type === 'arm'), { type: 'arm', name: 'backoff', at: 5300 });
+  assert.equal(m.status, 'connecting');
+});
+
+test('without a network the loop pauses, and resumes 0.05 s after it returns', () => {
+  const { m, run } = connected();
+  run('network', { condition: 'down' }, 1000);
+  run('closed', { socket: 1, code: 1006, reason: '' }, 1000);
+  assert.equal(m.loop, 'paused');
+  assert.equal(m.status, 'disconnected');
+  const up = run('network', { condition: 'up' }, 9000);
+  assert.deepEqual(up.find((a) => a.type === 'arm'), { type: 'arm', name: 'backoff', at: 9050 });
+});
+
+test('a kick ends the connection for good: status kicked, no reconnection', () => {
+  const { m, run } = connected();
+  const kicked = run('event', { socket: 1, frame: { event: 'device.kicked', reason: 'another mobile device logged in' } }, 100);
+  assert.deepEqual(kicked.find((a) => a.type === 'emit'), { type: 'emit', name: 'kicked', reason: 'another mobile device logged in' });
+  assert.equal(run('foreground', {}, 200).some((a) => a.type === 'open'), false);
+  assert.equal(m.status, 'kicked');
+});
+
+test('ping() in auto mode fails before anything else is checked (D24)', () => {
+  const { run } = machine();
+  run('init', { call: 1, settings: AUTO });
+  assert.equal(run('ping', { call: 2 })[0].code, 'ERROR_PING_NOT_AVAILABLE');
+});
+
+test('in auto mode the background closes the socket with 1001 (000 "Auto Mode")', () => {
+  const { m, run } = connected();
+  const actions = run('didBackground', {}, 100);
+  assert.deepEqual(actions.find((a) => a.type === 'close'), { type: 'close', socket: 1, code: 1001 });
+  assert.equal(m.status, 'disconnected');
+});
+
+test('manual mode keeps the socket in the background and sends one ping (D5)', () => {
+  const { m, run } = machine();
+  run('init', { call: 1, settings: MANUAL });
+  run('login', { call: 2, credentials: ALICE });
+  assert.equal(m.phase, 'none');
+  run('connect', { call: 3 });
+  const login = run('opened', { socket: 1 }).find((a) => a.type === 'send').frame;
+  run('reply', { socket: 1, id: login.id, result: { user: { uid: 'alice', status: 'online' } } });
+  const actions = run('didBackground', {}, 100);
+  assert.equal(actions.find((a) => a.type === 'send').frame.op, 'ping');
+  assert.equal(actions.some((a) => a.type === 'close'), false);
+});
+
+test('a Nexconn login without network waits, disconnected, and is not refused (D12)', () => {
+  const { m, run } = machine('nexconn-ios');
+  run('init', { call: 1, settings: AUTO });
+  run('network', { condition: 'down' });
+  assert.equal(run('login', { call: 2, credentials: ALICE }).some((a) => a.type === 'reject'), false);
+  assert.equal(m.status, 'disconnected');
+  assert.equal(m.loop, 'paused');
+});
