@@ -6,7 +6,7 @@ MOCKCHAT = .build/debug/mockchat
 export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
-	python-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
+	python-sdk-mutations js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
 	bench-compare bench-cluster cli-smoke html-report-check cluster-test replay-smoke
 
 bootstrap:
@@ -64,12 +64,30 @@ python-sdk-scenarios: build
 python-sdk-mutations: build
 	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-mutations
 
+## Unit tests of the JavaScript SDK (Drivers/js, node --test; installs Debian's nodejs and node-ws if missing).
+js-sdk-tests:
+	scripts/js-sdk-env
+	node --test Drivers/js/test/
+
+## The catalogue through the JavaScript SDK's Node driver, in virtual time (Drivers/js/README.md).
+js-sdk-scenarios: build
+	MOCKCHAT=$(MOCKCHAT) scripts/js-sdk-catalogue --json .build/js-sdk-catalogue.json
+
+## The catalogue through the JavaScript SDK in headless Chromium (installs Debian's chromium if
+## missing). Not in `make test` (it takes minutes); CI runs it as its own step.
+js-sdk-browser: build
+	MOCKCHAT=$(MOCKCHAT) scripts/js-sdk-browser --json .build/js-sdk-browser.json
+
+## Each seeded bug of the JavaScript SDK against the catalogue: the table of docs/DRIVER.md.
+js-sdk-mutations: build
+	MOCKCHAT=$(MOCKCHAT) scripts/js-sdk-mutations
+
 ## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
 driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios js-sdk-tests js-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

@@ -1,7 +1,20 @@
 /** Deliberate mistakes, off unless one is switched on (JS_SDK_BUG=<name> for the Node
  * driver, ?bug=<name> for the browser page). Each is a bug SDK teams really make. */
 
-export const BUGS = Object.freeze({});
+export const BUGS = Object.freeze({
+  'backoff-shift': 'the reconnection schedule starts one step late (0.25 s instead of 0.05 s)',
+  'backoff-not-reset': 'the backoff position is not reset after a successful connection, so a second outage starts late',
+  'ping-in-auto': 'ping() is sent in auto mode instead of failing with ERROR_PING_NOT_AVAILABLE',
+  'no-background-window': 'the 30 s background task never ends, so the socket stays open in the background',
+  'reconnect-after-kick': 'a device.kicked event is treated as an ordinary loss, and the kicked device reconnects',
+  'no-foreground-reset': 'a return to the foreground does not reset the backoff position',
+  'no-network-reset': 'a network change does not reset the backoff position',
+  'no-network-pause': 'the loop keeps trying while the device has no network instead of pausing',
+  'reconnect-flag-missing': "the SDK's own reconnection attempts do not say reconnect: true, so reconnectKickEnable never applies",
+  'no-login-deadline': 'a login reply that never comes is waited for for ever',
+  'user-kept-after-logout': 'logout() forgets the user in memory but not on the device, so a relaunch logs it back in',
+  'listener-not-removed': 'removeUserListener() keeps the listener, which goes on receiving presence events',
+});
 
 let active = null;
 

@@ -3,6 +3,7 @@
 
 import { ChatError } from './errors.mjs';
 import { ConnectionMachine } from './connection.mjs';
+import { bug } from './bugs.mjs';
 
 /** A users request (004 "Get Online Users"): built once, then paged with fetchNext(). */
 export class UsersRequest {
@@ -68,7 +69,7 @@ export class ChatClient {
   backgroundTaskEnabled() { return this.machine.taskFlag; }
 
   addUserListener(id, listener) { this.userListeners.set(id, listener); }
-  removeUserListener(id) { this.userListeners.delete(id); }
+  removeUserListener(id) { if (!bug('listener-not-removed')) this.userListeners.delete(id); }
   addConnectionListener(id, listener) { this.connectionListeners.set(id, listener); }
   removeConnectionListener(id) { this.connectionListeners.delete(id); }
 

@@ -163,10 +163,9 @@ export class ConnectionMachine {
     this.cancel('window');
     if (this.phase === 'ready') return this.keepAlive();   // the server's 30 s count may be running out
     if (!this.settings?.auto || !this.wanted || this.phase !== 'none' || this.loginCall !== null) return;
-    if (this.loop === 'waiting' && bug('no-foreground-reset')) return;
     // D7: back in the foreground the SDK tries at once, then waits from the first interval.
     this.stopLoop();
-    this.waits = 0;
+    if (!bug('no-foreground-reset')) this.waits = 0;
     if (this.network === 'down') return this.pause();
     this.attempt(true);
   }
@@ -202,10 +201,10 @@ export class ConnectionMachine {
       authKey: credentials.token ? undefined : credentials.authKey,
       token: credentials.token ?? undefined,
       deviceId: s.deviceId, platform: s.platform,
-      presence: s.presence, reconnect: this.reconnecting,
+      presence: s.presence, reconnect: this.reconnecting && !bug('reconnect-flag-missing'),
       reconnectKickEnable: s.reconnectKickEnable,
     }, { kind: 'login' });
-    this.arm('reply', this.profile.pongTimeout);       // D16: a login reply has the same deadline
+    if (!bug('no-login-deadline')) this.arm('reply', this.profile.pongTimeout);   // D16: a login reply has the same deadline
   }
 
   reply({ socket, id, result, error }) {
@@ -232,7 +231,7 @@ export class ConnectionMachine {
 
   event({ socket, frame }) {
     if (socket !== this.socket) return;
-    if (frame.event === 'device.kicked') return this.kicked(frame.reason ?? null);
+    if (frame.event === 'device.kicked' && !bug('reconnect-after-kick')) return this.kicked(frame.reason ?? null);
     if (frame.event === 'user.online' || frame.event === 'user.offline') {
       this.out.push({ type: 'presence', change: frame.event === 'user.online' ? 'online' : 'offline', user: frame.user });
     }                                                  // other events are ignored (project rule)
@@ -424,7 +423,8 @@ export class ConnectionMachine {
 
   /** Logout: the user is forgotten on the device and every wait ends. */
   endSession() {
-    this.save(null);
+    if (!bug('user-kept-after-logout')) this.save(null);
+    else this.saved = null;
     this.wanted = false;
     this.stopLoop();
     this.failWaiting(ERR.WEBSOCKET);
