@@ -422,6 +422,43 @@ steps:
   - advance: 1h
   - expect: { a.connectAttempts: { at: [0], exact: true } }
 """##),
+        ("background/services-auto-configure-from-did-background.yaml", ##"""
+id: background/services/auto-configure-in-did-background-handler
+title: An auto-mode app that calls configureServices(.didBackground) from its did-enter-background handler gets the 30 s task and keeps its socket; a configuration made later finds the socket closed and starts no task
+source: "002_61d9c21ff08c0398.txt, Step 3 (application lifecycle events table: configureServices(.didBackground) from applicationDidEnterBackground; Background Task Lifecycle Flow: the task starts and keeps the connection) and Background updates behaviour (autoEstablishSocketConnection true: kept 30 seconds)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - expect: { a.status: connected }
+  - a.didBackground: {}
+  - a.configureServices: didBackground
+  - expect:
+      a.status: connected
+      a.backgroundTaskEnabled: true
+      server.closed: { uid: alice, count: 0 }
+  - advance: 29.999
+  - expect: { a.status: connected, server.online: [alice] }
+  - advance: 1ms
+  - expect:
+      a.status: disconnected
+      a.backgroundTaskEnabled: false
+      a.connectionEvents: [connecting, connected, disconnected]
+      server.closed: { uid: alice, by: client, code: 1001, at: 30, count: 1 }
+  - client: b
+    device: bob-phone
+  - b.init: {}
+  - b.login: bob
+  - b.didBackground: {}
+  - advance: 1s
+  - b.configureServices: didBackground
+  - expect:
+      b.status: disconnected
+      b.backgroundTaskEnabled: false
+      server.closed: { uid: bob, by: client, code: 1001, at: 30, count: 1 }
+  - b.backgroundTaskEnabled: {}
+  - expect: { b.result: { flag: false } }
+"""##),
         ("background/services-auto-foreground-after.yaml", ##"""
 id: background/services/auto-foreground-after-task-reconnects
 title: An auto-mode app whose background task ended reconnects as soon as it returns to the foreground
@@ -465,24 +502,6 @@ steps:
       server.online: []
   - advance: 30m
   - expect: { a.connectAttempts: { at: [0], exact: true } }
-"""##),
-        ("background/services-configure-after-auto-close.yaml", ##"""
-id: background/services/configure-after-auto-close
-title: An auto-mode app that calls configureServices(.didBackground) only after the lifecycle event gets no background task, because the socket is already closed
-source: "002_61d9c21ff08c0398.txt, Step 3 (the background task keeps the connection; didBackground starts it) - order rule in docs/CONFORMANCE.md"
-steps:
-  - client: a
-  - a.init: {}
-  - a.login: alice
-  - expect: { a.status: connected }
-  - a.didBackground: {}
-  - a.configureServices: didBackground
-  - expect:
-      a.status: disconnected
-      a.backgroundTaskEnabled: false
-      server.closed: { uid: alice, by: client, code: 1001, at: 0, count: 1 }
-  - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: false } }
 """##),
         ("background/services-configure-from-did-background.yaml", ##"""
 id: background/services/configure-in-did-background-handler

@@ -88,7 +88,8 @@ public struct ScenarioRunner: Sendable {
                                        tolerance: options.wallClock ? options.tolerance : 0.001)
             live.callErrorsFail = recording == nil
             session = live
-            for step in scenario.steps {
+            // A recording keeps the written order: it observes the clients after each step.
+            for step in recording == nil ? LifecycleHandlers.deliveryOrder(scenario.steps) : scenario.steps {
                 stepTimes.append((step.number, live.elapsedSeconds, live.lastTraceSequence))
                 options.stepLog?(String(format: "%@ %8.3fs step %d: %@", scenario.id, live.elapsedSeconds, step.number,
                                         String(step.text.prefix(160))))

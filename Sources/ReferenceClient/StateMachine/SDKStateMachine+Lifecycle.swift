@@ -2,11 +2,13 @@ import ChatProtocol
 
 /// App lifecycle, background services, network changes and relaunch.
 extension SDKStateMachine {
-    /// Order rule (002 "Step 3"): the background task keeps an open connection. Called
-    /// from the did-enter-background handler, after the lifecycle event, it starts the
-    /// task only when the socket is still open (manual mode, or a delayed close); when
-    /// auto mode has already closed it, the configuration applies from the next
-    /// background and `backgroundTaskEnabled()` stays false, so the task is never
+    /// 002 "Step 3": the app calls this from its lifecycle handlers, which reach the SDK
+    /// before the event they handle (the harness delivers them first; rule
+    /// `background.services-handler-call`), so the task starts when the app enters the
+    /// background, in auto mode too. A call made later, while already in the background,
+    /// starts the task only when the socket is still open (manual mode, or a delayed
+    /// close); when auto mode has already closed it, the configuration applies from the
+    /// next background and `backgroundTaskEnabled()` stays false, so the task is never
     /// reported running with the socket closed.
     mutating func configureServices(_ state: ApplicationState, _ call: CallID?) {
         if let window = profile.backgroundTaskWindow {
