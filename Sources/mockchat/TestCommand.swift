@@ -93,7 +93,13 @@ struct TestCommand: ParsableCommand {
         }
         if check {
             for broken in plan.broken { print(broken.message ?? broken.id) }
-            print("checked \(plan.scenarios.count + plan.broken.count) files: \(plan.broken.count) with problems")
+            // Until every scenario of the catalogue names its rules this is a warning.
+            let unnamed = plan.scenarios.filter(\.rules.isEmpty)
+            for scenario in unnamed {
+                print("\(scenario.path): warning: scenario '\(scenario.id)' names no rule (add `rules: [id, ...]`, docs/SPECIFICATION.md)")
+            }
+            print("checked \(plan.scenarios.count + plan.broken.count) files: \(plan.broken.count) with problems"
+                  + (unnamed.isEmpty ? "" : ", \(unnamed.count) naming no rule"))
             if !plan.broken.isEmpty { throw ExitCode(1) }
             return
         }

@@ -23,7 +23,7 @@ import Testing
 
     @Test func unknownTopLevelKeyIsNamedWithASuggestion() {
         #expect(problem("timout: 3\nsteps:\n  - client: a\n")
-                == "case.yaml:4:1: unknown top-level key 'timout' (known: id, title, source, profile, app, seed, skip, steps)")
+                == "case.yaml:4:1: unknown top-level key 'timout' (known: id, title, source, profile, app, seed, skip, rules, steps)")
         #expect(problem("step:\n  - client: a\n") == "case.yaml:4:1: unknown top-level key 'step' (did you mean 'steps'?)")
     }
 
@@ -92,5 +92,43 @@ import Testing
     @Test func theWholeCatalogueLoadsUnderTheChecks() throws {
         let scenarios = try ScenarioLoader.loadAll(paths: [Package.path("Fixtures/scenarios")])
         #expect(scenarios.count >= 130)
+    }
+}
+
+/// `rules:` at the top and `rule:`/`rules:` inside an expect step name rule-book ids.
+@Suite struct ScenarioRuleTests {
+    let text = """
+        id: harness/rules
+        title: Rules
+        source: "000_b8b030ded7652e86.txt, Auto Mode"
+        rules: [connection.keep-alive-interval]
+        steps:
+          - client: a
+          - expect: { a.status: disconnected, rule: connection.pong-timeout }
+          - expect: { a.status: disconnected, rules: [connection.pong-timeout, connection.keep-alive-interval] }
+        """
+
+    @Test func ruleIdsAreRead() throws {
+        let scenario = try ScenarioLoader.load(text)
+        #expect(scenario.rules == ["connection.keep-alive-interval"])
+        #expect(scenario.steps[1].rules == ["connection.pong-timeout"])
+        #expect(scenario.steps[2].rules == ["connection.pong-timeout", "connection.keep-alive-interval"])
+        guard case .expect(let expectations, _) = scenario.steps[1].action else { Issue.record("not an expect step"); return }
+        #expect(expectations.map(\.text) == ["a.status: \"disconnected\""])
+    }
+
+    @Test func anUnknownRuleIsALoadError() {
+        for (wrong, place) in [("rules: [connection.keep-alive-intervl]", "s.yaml:4:9"),
+                               ("rule: connection.pong-timeot }", "s.yaml:7:39")] {
+            let broken = text.replacingOccurrences(of: wrong.hasPrefix("rules") ? "rules: [connection.keep-alive-interval]"
+                                                       : "rule: connection.pong-timeout }", with: wrong)
+            do {
+                _ = try ScenarioLoader.load(broken, path: "s.yaml")
+                Issue.record("loaded")
+            } catch {
+                #expect(error.description.hasPrefix("\(place): unknown rule"), "\(error)")
+                #expect(error.description.contains("did you mean"))
+            }
+        }
     }
 }

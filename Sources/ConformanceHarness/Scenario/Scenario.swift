@@ -6,7 +6,7 @@ import ChatProtocol
 /// (`area/topic/case`) and `source` names the seed document and section it checks.
 public struct Scenario: Sendable {
     public init(id: String, title: String, source: String, profile: String = "cometchat-ios", app: JSONValue? = nil,
-                seed: UInt64 = 1, skip: String? = nil, steps: [Step], path: String = "<generated>") {
+                seed: UInt64 = 1, skip: String? = nil, rules: [String] = [], steps: [Step], path: String = "<generated>") {
         self.id = id
         self.title = title
         self.source = source
@@ -14,6 +14,7 @@ public struct Scenario: Sendable {
         self.app = app
         self.seed = seed
         self.skip = skip
+        self.rules = rules
         self.steps = steps
         self.path = path
     }
@@ -29,6 +30,8 @@ public struct Scenario: Sendable {
     public var seed: UInt64
     /// When set, the scenario is skipped with this reason.
     public var skip: String?
+    /// Ids of the rules the scenario checks (rule book, docs/SPECIFICATION.md).
+    public var rules: [String]
     public var steps: [Step]
     /// The file it came from.
     public var path: String
@@ -41,6 +44,8 @@ public struct Step: Sendable {
     public var action: StepAction
     /// The step as written, for failure messages.
     public var text: String
+    /// For an `expect` step resting on decision or parameter rules: their ids (`rule:`/`rules:`).
+    public var rules: [String] = []
 }
 
 /// What a step does.

@@ -32,13 +32,14 @@ public enum ScenarioLoader {
 
     /// Loads every source it can; each file that cannot be loaded (or reuses an id)
     /// is returned as a ``BrokenScenario`` instead of ending the load.
-    public static func load(_ sources: [ScenarioSource]) -> (scenarios: [Scenario], broken: [BrokenScenario]) {
+    public static func load(_ sources: [ScenarioSource],
+                            ruleBook: RuleBook = .embedded) -> (scenarios: [Scenario], broken: [BrokenScenario]) {
         var scenarios: [Scenario] = []
         var broken: [BrokenScenario] = []
         var seen: [String: String] = [:]
         for source in sources {
             do throws(ScenarioError) {
-                let scenario = try load(source.text, path: source.path)
+                let scenario = try load(source.text, path: source.path, ruleBook: ruleBook)
                 if let other = seen.updateValue(scenario.path, forKey: scenario.id) {
                     var error = ScenarioError("scenario id '\(scenario.id)' is also used by \(other)",
                                               at: SourceLocation(line: 1, column: 1))
@@ -66,7 +67,8 @@ public enum ScenarioLoader {
     public static func step(_ raw: JSONValue, number: Int) throws(ScenarioError) -> Step {
         var reader = ScenarioReader(locations: SourceLocations())
         reader.lenientNames = true
-        return Step(number: number, action: try reader.step(raw, path: ["steps", String(number - 1)]), text: raw.description)
+        let (action, rules) = try reader.step(raw, path: ["steps", String(number - 1)])
+        return Step(number: number, action: action, text: raw.description, rules: rules)
     }
 
     /// Parses the steps of a generated scenario, numbered from 1.
@@ -88,10 +90,11 @@ public enum ScenarioLoader {
     }
 
     /// Parses and checks one scenario document.
-    public static func load(_ text: String, path: String = "<memory>") throws(ScenarioError) -> Scenario {
+    public static func load(_ text: String, path: String = "<memory>",
+                            ruleBook: RuleBook = .embedded) throws(ScenarioError) -> Scenario {
         do throws(ScenarioError) {
             let (root, locations) = try YAMLDocument.parse(text)
-            var reader = ScenarioReader(locations: locations)
+            var reader = ScenarioReader(locations: locations, ruleBook: ruleBook)
             return try reader.scenario(root, path: path)
         } catch {
             var located = error

@@ -7,13 +7,16 @@ import ReferenceClient
 struct ScenarioReader {
     typealias Words = ScenarioVocabulary
     let locations: SourceLocations
+    /// Where rule ids are looked up.
+    let ruleBook: RuleBook
     /// Accepts calls on undeclared names (steps generated one at a time).
     var lenientNames = false
     private var clients: Set<String> = []
     private var wires: Set<String> = []
 
-    init(locations: SourceLocations) {
+    init(locations: SourceLocations, ruleBook: RuleBook = .embedded) {
         self.locations = locations
+        self.ruleBook = ruleBook
     }
 
     private func fail(_ message: String, _ path: [String]) -> ScenarioError {
@@ -44,18 +47,38 @@ struct ScenarioReader {
             seed = number
         }
         if let app = object["app"], app.objectValue == nil { throw fail("'app' must be a mapping of app settings", ["app"]) }
+        let rules = try ruleIds(object["rules"], path: ["rules"]) ?? []
         guard let rawSteps = object["steps"] else { throw fail("'steps' is required", []) }
         guard let list = rawSteps.arrayValue, !list.isEmpty else { throw fail("'steps' must be a non-empty list", ["steps"]) }
         var steps: [Step] = []
         for (index, raw) in list.enumerated() {
-            steps.append(Step(number: index + 1, action: try step(raw, path: ["steps", String(index)]),
-                              text: raw.description))
+            let (action, stepRules) = try step(raw, path: ["steps", String(index)])
+            steps.append(Step(number: index + 1, action: action, text: raw.description, rules: stepRules))
         }
         return Scenario(id: id, title: title, source: source, profile: profile, app: object["app"],
-                        seed: UInt64(bitPattern: seed), skip: skip, steps: steps, path: file)
+                        seed: UInt64(bitPattern: seed), skip: skip, rules: rules, steps: steps, path: file)
     }
 
-    mutating func step(_ raw: JSONValue, path: [String]) throws(ScenarioError) -> StepAction {
+    /// `rules: [id, ...]` (or one id): every id must be in the rule book.
+    private func ruleIds(_ raw: JSONValue?, path: [String]) throws(ScenarioError) -> [String]? {
+        guard let raw else { return nil }
+        let list = raw.stringValue.map { [JSONValue.string($0)] } ?? raw.arrayValue
+        guard let list, !list.isEmpty else { throw fail("'\(path.last!)' takes a rule id or a list of rule ids", path) }
+        var ids: [String] = []
+        for (index, item) in list.enumerated() {
+            let at = raw.arrayValue == nil ? path : path + [String(index)]
+            guard let id = item.stringValue else { throw fail("a rule id is a string such as connection.keep-alive-interval", at) }
+            guard ruleBook.rule(id) != nil else {
+                let near = Suggestion.closest(to: id, among: ruleBook.rules.map(\.id)).map { " (did you mean '\($0)'?)" } ?? ""
+                throw fail("unknown rule '\(id)'\(near); the rules are in Fixtures/spec/*.yaml", at)
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// A step's action, and for an `expect` step the rules it names.
+    mutating func step(_ raw: JSONValue, path: [String]) throws(ScenarioError) -> (StepAction, [String]) {
         guard let object = raw.objectValue else { throw fail("a step must be a mapping such as `a.login: alice`", path) }
         let actions = object.keys.filter { Words.modifiers[$0] == nil }
         guard let key = actions.first, let value = object[key] else {
@@ -74,7 +97,7 @@ struct ScenarioReader {
             try allowModifiers(key == "client" ? ["profile", "device", "platform"] : [], object, path)
             if key == "wire" {
                 wires.insert(name)
-                return .wire(name: name)
+                return (.wire(name: name), [])
             }
             clients.insert(name)
             var platform: Platform?
@@ -87,12 +110,12 @@ struct ScenarioReader {
             for field in ["profile", "device"] where object[field] != nil && object[field]?.stringValue == nil {
                 throw fail("'\(field)' must be a string", path + [field])
             }
-            return .client(name: name, profile: object["profile"]?.stringValue, device: object["device"]?.stringValue,
-                           platform: platform)
+            return (.client(name: name, profile: object["profile"]?.stringValue, device: object["device"]?.stringValue,
+                            platform: platform), [])
         case "advance":
             try allowModifiers([], object, path)
             do throws(ScenarioError) {
-                return .advance(milliseconds: try ScenarioLoader.duration(value))
+                return (.advance(milliseconds: try ScenarioLoader.duration(value)), [])
             } catch {
                 throw fail(error.message, keyPath)
             }
@@ -102,10 +125,16 @@ struct ScenarioReader {
                 throw fail("'\(key)' takes a mapping of subject.property: value", keyPath)
             }
             var expectations: [Expectation] = []
+            var rules: [String] = []
             for (name, expected) in assertions {
+                if name == "rule" || name == "rules" {
+                    rules += try ruleIds(expected, path: keyPath + [name]) ?? []
+                    continue
+                }
                 expectations.append(try expectation(name, expected, path: keyPath + [name]))
             }
-            return .expect(expectations, negated: key == "expect_not")
+            guard !expectations.isEmpty else { throw fail("'\(key)' needs at least one subject.property: value", keyPath) }
+            return (.expect(expectations, negated: key == "expect_not"), rules)
         default:
             guard let dot = key.firstIndex(of: ".") else {
                 throw fail("unknown step '\(key)'" + Suggestion.hint(for: key, among: Words.actions), keyPath)
@@ -113,14 +142,14 @@ struct ScenarioReader {
             let subject = String(key[..<dot]), method = String(key[key.index(after: dot)...])
             if subject == "server" {
                 try allowModifiers(["expect_status"], object, path)
-                return try controlStep(method, value, object, path: keyPath)
+                return (try controlStep(method, value, object, path: keyPath), [])
             }
             try allowModifiers(wires.contains(subject) ? [] : ["expect_error"], object, path)
             if let code = object["expect_error"], code.stringValue == nil {
                 throw fail("expect_error takes an error code", path + ["expect_error"])
             }
             try checkCall(subject, method, value, path: keyPath)
-            return .call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue)
+            return (.call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue), [])
         }
     }
 

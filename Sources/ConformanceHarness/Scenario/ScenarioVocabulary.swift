@@ -1,6 +1,6 @@
 /// Every name a scenario file may use, checked when the file loads (docs/SCENARIOS.md).
 enum ScenarioVocabulary {
-    static let topLevelKeys = ["id", "title", "source", "profile", "app", "seed", "skip", "steps"]
+    static let topLevelKeys = ["id", "title", "source", "profile", "app", "seed", "skip", "rules", "steps"]
     static let actions = ["client", "wire", "advance", "expect", "expect_not"]
     /// Keys that may sit beside an action, and the actions they go with.
     static let modifiers: [String: String] = [
