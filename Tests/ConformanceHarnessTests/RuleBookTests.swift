@@ -9,10 +9,8 @@ import Testing
 @Suite struct RuleBookTests {
     static let features = ("features.yaml", """
         features:
-          - id: connection
-            title: Connecting
-          - id: connection/keep-alive
-            title: Heartbeats
+          connection: Connecting
+          connection/keep-alive: Heartbeats
         """)
 
     /// The message of loading `rules` (a `rules:` file) beside the features above.
@@ -79,10 +77,10 @@ import Testing
 
     @Test func aFeatureNeedsItsParent() {
         do {
-            _ = try RuleBookReader.read([("features.yaml", "features:\n  - id: background/services\n    title: Kept 30 s\n")])
+            _ = try RuleBookReader.read([("features.yaml", "features:\n  background/services: Kept 30 s\n")])
             Issue.record("loaded")
         } catch {
-            #expect(error.description == "features.yaml:2:5: feature 'background/services' needs its parent 'background' declared too")
+            #expect(error.description == "features.yaml:2:3: feature 'background/services' needs its parent 'background' declared too")
         }
     }
 

@@ -24,11 +24,15 @@ rules:
     source: "000_b8b030ded7652e86.txt, Default SDK behaviour"
     feature: background/auto
   - id: background.close-code
-    level: decision
-    text: A socket the SDK closes because of the background (auto mode at once, the end of a background task, the end of the Nexconn window) is closed by the SDK with closeCodeOnBackground, so the server sees a clean close rather than a silence.
-    source: "decision: the documents say the connection is killed or terminated without saying how; a close frame tells the server at once instead of after its 30 s timeout"
+    level: parameter
+    text: A socket the SDK closes because of the background (auto mode at once, the end of a background task, the end of the Nexconn window) is closed by the SDK with a close frame carrying backgroundCloseCode, so the server sees a clean close rather than a silence.
+    source: "decision: the documents say the connection is killed or terminated without saying how; a close frame tells the server at once instead of after its 30 s timeout, and RFC 6455 section 7.4.1 gives 1001 to an endpoint going away"
     feature: background
     decision: D25
+    parameter:
+      name: backgroundCloseCode
+      default: 1001
+      unit: code
   - id: background.no-reconnect-in-background
     level: decision
     text: Nothing reconnects while the app is in the background, not even when the network returns; on return auto mode reconnects and manual mode waits for connect().
@@ -196,9 +200,9 @@ rules:
     decision: D3
     parameter:
       name: backgroundTaskWindow
-      default: { cometchat-ios: 30, nexconn-ios: null }
+      default: { cometchat-ios: 30 }
       unit: seconds
-  - id: background.nexconn-window
+  - id: background.nexconn-disconnect-after
     level: parameter
     text: How long the Nexconn SDK keeps the connection after didBackground.
     source: "003_679c9ad3fd31654b.txt, Automatic reconnection (about 2 minutes); exactly 120 s from didBackground is MockChat's reading"
@@ -206,7 +210,7 @@ rules:
     decision: D8
     parameter:
       name: backgroundDisconnectAfter
-      default: { cometchat-ios: null, nexconn-ios: 120 }
+      default: { nexconn-ios: 120 }
       unit: seconds
 """##),
         ("calls.yaml", ##"""
@@ -508,35 +512,25 @@ rules:
       name: invalidCursorDescription
       default: "The cursor is not valid"
       unit: text
-  - id: codes.close-on-logout
+  - id: codes.logout-close-code
     level: parameter
     text: "The close code the SDK sends when logout() ends the connection."
     source: "decision: the documents give no close codes; RFC 6455 section 7.4.1 has 1000 for a normal close and 1001 for an endpoint going away"
     feature: connection/auto-mode
     decision: D25
     parameter:
-      name: closeCodeOnLogout
+      name: logoutCloseCode
       default: 1000
       unit: code
-  - id: codes.close-on-disconnect
+  - id: codes.disconnect-close-code
     level: parameter
     text: "The close code the SDK sends when disconnect() ends the connection."
     source: "decision: the documents give no close codes; RFC 6455 section 7.4.1 has 1000 for a normal close and 1001 for an endpoint going away"
     feature: connection/manual-mode
     decision: D25
     parameter:
-      name: closeCodeOnDisconnect
+      name: disconnectCloseCode
       default: 1000
-      unit: code
-  - id: codes.close-on-background
-    level: parameter
-    text: "The close code the SDK sends when it closes the connection because of the background (auto mode at once, the end of a background task or of the Nexconn window)."
-    source: "decision: the documents give no close codes; RFC 6455 section 7.4.1 has 1000 for a normal close and 1001 for an endpoint going away"
-    feature: background
-    decision: D25
-    parameter:
-      name: closeCodeOnBackground
-      default: 1001
       unit: code
 """##),
         ("connection.yaml", ##"""
@@ -742,6 +736,26 @@ rules:
     source: "decision: 003 says the first device is kicked offline; the app must tell this apart from a loss it may retry"
     feature: connection/status
     decision: D17
+  - id: connection.keep-alive-interval
+    level: parameter
+    text: The period of the SDK's own heartbeat pings.
+    source: "decision: no document gives one; 10 s stays well inside the server's 30 s idle timeout"
+    feature: connection/keep-alive
+    decision: D16
+    parameter:
+      name: keepAliveInterval
+      default: 10
+      unit: seconds
+  - id: connection.pong-timeout
+    level: parameter
+    text: How long the SDK waits for a heartbeat reply before it counts a heartbeat timeout.
+    source: "decision: 003 names the heartbeat timeout without a value"
+    feature: connection/keep-alive
+    decision: D16
+    parameter:
+      name: pongTimeout
+      default: 10
+      unit: seconds
 """##),
         ("devices.yaml", ##"""
 # Several devices of one user (003, Reconnection kick strategy).
@@ -829,95 +843,52 @@ rules:
       unit: count
 """##),
         ("features.yaml", ##"""
-# The feature tree of the rule book. Every rule names one node; an SDK's manifest
-# includes or excludes nodes (a node covers the nodes below it).
+# The feature tree: what an SDK may implement. Every rule names one node; a manifest
+# includes or excludes nodes (docs/SPECIFICATION.md), and a node covers the nodes below it.
 features:
-  - id: connection
-    title: Logging in and out, the WebSocket connection and its status
-  - id: connection/auto-mode
-    title: The SDK opens and closes the socket itself (autoEstablishSocketConnection true, the default)
-  - id: connection/manual-mode
-    title: The app calls connect() and disconnect() itself (autoEstablishSocketConnection false)
-  - id: connection/init
-    title: init() with AppSettings, and what a call made before it does
-  - id: connection/relaunch
-    title: A reopened app and the login it kept on the device
-  - id: connection/ping
-    title: The app's ping() call
-  - id: connection/status
-    title: getConnectionStatus() and the connection listener's events
-  - id: connection/listeners
-    title: Registering and removing connection listeners
-  - id: connection/calls
-    title: Calls made while a connection is being made, lost or closed
-  - id: connection/errors
-    title: Error codes and their descriptions
-  - id: background
-    title: What happens to the connection when the app leaves the foreground
-  - id: background/auto
-    title: Auto mode in the background without background services
-  - id: background/manual
-    title: Manual mode in the background, kept alive by ping()
-  - id: background/services
-    title: configureServices() and backgroundTaskEnabled() (CometChat background updates)
-  - id: background/nexconn-window
-    title: The Nexconn SDK's disconnection after about two minutes in the background
-  - id: reconnection
-    title: Automatic reconnection after a lost connection
-  - id: reconnection/loop
-    title: When the reconnection loop runs, stops and ends
-  - id: reconnection/backoff
-    title: The waits between attempts and when they restart
-  - id: reconnection/heartbeat
-    title: The SDK's own keep-alive and its reply deadline
-  - id: reconnection/network
-    title: The device's network going down, coming back or turning weak
-  - id: reconnection/login-retry
-    title: A login that cannot reach the server keeps retrying (Nexconn)
-  - id: devices
-    title: Several devices of one user
-  - id: devices/mobile-limit
-    title: One mobile device online per user; a newer one takes over
-  - id: devices/reconnect-kick
-    title: reconnectKickEnable and the console switch
-  - id: presence
-    title: Real-time presence of other users
-  - id: presence/subscriptions
-    title: Whose presence a session receives (all, friends, roles, none)
-  - id: presence/events
-    title: The onUserOnline and onUserOffline events and their user objects
-  - id: presence/listeners
-    title: Registering and removing user listeners
-  - id: presence/blocking
-    title: Users who block others, and what each side sees
-  - id: users
-    title: User queries
-  - id: users/get
-    title: getUser(UID)
-  - id: users/list
-    title: Users requests with a status filter, a limit and paging
-  - id: users/last-seen
-    title: The "last seen" text computed from lastActiveAt
-  - id: users/status
-    title: The UserStatus values
-  - id: server
-    title: Rules of MockChat's server that every client meets
-  - id: server/heartbeat
-    title: The server's idle timeout
-  - id: server/login
-    title: Login checks, refusals and the login deadline
-  - id: server/requests
-    title: Requests on the wire and their errors
-  - id: server/control
-    title: Closes made by the control API
-  - id: transport
-    title: A server or network that misbehaves
-  - id: transport/close
-    title: Connections that end without the expected close
-  - id: transport/frames
-    title: Frames the SDK does not expect
-  - id: transport/link
-    title: A slow, late or lossy link
+  connection: Logging in and out, the WebSocket connection and its status
+  connection/auto-mode: The SDK opens and closes the socket itself (autoEstablishSocketConnection true, the default)
+  connection/manual-mode: The app calls connect() and disconnect() itself (autoEstablishSocketConnection false)
+  connection/keep-alive: The SDK's own heartbeat pings and their reply deadline
+  connection/init: init() with AppSettings, and what a call made before it does
+  connection/relaunch: A reopened app and the login it kept on the device
+  connection/ping: The app's ping() call
+  connection/status: getConnectionStatus() and the connection listener's events
+  connection/listeners: Registering and removing connection listeners
+  connection/calls: Calls made while a connection is being made, lost or closed
+  connection/errors: Error codes and their descriptions
+  background: What happens to the connection when the app leaves the foreground
+  background/auto: Auto mode in the background without background services
+  background/manual: Manual mode in the background, kept alive by ping()
+  background/services: configureServices() and backgroundTaskEnabled() (CometChat background updates)
+  background/nexconn-window: The Nexconn SDK's disconnection after about two minutes in the background
+  reconnection: Automatic reconnection after a lost connection
+  reconnection/loop: When the reconnection loop runs, stops and ends
+  reconnection/backoff: The waits between attempts and when they restart
+  reconnection/network: The device's network going down, coming back or turning weak
+  reconnection/login-retry: A login that cannot reach the server keeps retrying (Nexconn)
+  devices: Several devices of one user
+  devices/mobile-limit: One mobile device online per user; a newer one takes over
+  devices/reconnect-kick: reconnectKickEnable and the console switch
+  presence: Real-time presence of other users
+  presence/subscriptions: Whose presence a session receives (all, friends, roles, none)
+  presence/events: The onUserOnline and onUserOffline events and their user objects
+  presence/listeners: Registering and removing user listeners
+  presence/blocking: Users who block others, and what each side sees
+  users: User queries
+  users/get: getUser(UID)
+  users/list: Users requests with a status filter, a limit and paging
+  users/last-seen: The "last seen" text computed from lastActiveAt
+  users/status: The UserStatus values
+  server: Rules of MockChat's server that every client meets
+  server/heartbeat: The server's idle timeout
+  server/login: Login checks, refusals and the login deadline
+  server/requests: Requests on the wire and their errors
+  server/control: Closes made by the control API
+  transport: A server or network that misbehaves
+  transport/close: Connections that end without the expected close
+  transport/frames: Frames the SDK does not expect
+  transport/link: A slow, late or lossy link
 """##),
         ("presence.yaml", ##"""
 # Real-time presence of other users (004).
@@ -1040,7 +1011,7 @@ rules:
     level: documented
     text: On a weak network a heartbeat timeout starts reconnection, which goes on until an attempt succeeds.
     source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network)"
-    feature: reconnection/heartbeat
+    feature: connection/keep-alive
   - id: reconnection.no-network-pauses
     level: documented
     text: Without a network the loop pauses; it resumes when the network comes back.
@@ -1156,9 +1127,9 @@ rules:
     level: decision
     text: While connected in the foreground (or held in the background), the SDK pings every keepAliveInterval; a reply missing for pongTimeout is a heartbeat timeout that drops the socket and starts reconnection.
     source: "decision: 003 names a heartbeat without a period; the values stay well inside the server's 30 s idle timeout"
-    feature: reconnection/heartbeat
+    feature: connection/keep-alive
     decision: D16
-  - id: reconnection.backoff-table
+  - id: reconnection.backoff-schedule
     level: parameter
     text: The waits before each reconnection attempt, and the wait repeated after the last of them.
     source: "003_679c9ad3fd31654b.txt, Reconnection intervals (Nexconn); the CometChat profile reuses it (decision D6)"
@@ -1168,26 +1139,6 @@ rules:
       name: reconnectBackoff
       default: { steps: [0.05, 0.25, 0.5, 1, 2, 4, 8, 16, 32], repeatEvery: 64 }
       unit: table
-  - id: reconnection.keep-alive-interval
-    level: parameter
-    text: The period of the SDK's own heartbeat pings.
-    source: "decision: no document gives one; 10 s stays well inside the server's 30 s idle timeout"
-    feature: reconnection/heartbeat
-    decision: D16
-    parameter:
-      name: keepAliveInterval
-      default: 10
-      unit: seconds
-  - id: reconnection.pong-timeout
-    level: parameter
-    text: How long the SDK waits for a heartbeat reply before it counts a heartbeat timeout.
-    source: "decision: 003 names the heartbeat timeout without a value"
-    feature: reconnection/heartbeat
-    decision: D16
-    parameter:
-      name: pongTimeout
-      default: 10
-      unit: seconds
   - id: reconnection.login-reply-deadline
     level: parameter
     text: How long an attempt waits for the server's answer to its login before it counts as failed (the login call fails, or the loop moves on).

@@ -64,34 +64,25 @@ public enum RuleBookReader {
         return error
     }
 
-    /// `features: [{id, title}, ...]`; every id's parent must be declared too.
+    /// `features: {id: title}`; every id's parent must be declared too.
     private static func readFeatures(_ root: JSONObject, _ locations: SourceLocations,
                                      into tree: FeatureTree) throws(ScenarioError) -> FeatureTree {
         guard let raw = root["features"] else { return tree }
-        guard let list = raw.arrayValue else {
-            throw ScenarioError("'features' must be a list of {id, title}", at: locations[["features"]])
+        guard let mapping = raw.objectValue else {
+            throw ScenarioError("'features' must be a mapping of feature id: one-line title", at: locations[["features"]])
         }
         var titles = tree.titles
-        var places: [String: SourceLocation?] = [:]
-        for (index, item) in list.enumerated() {
-            let at = locations.nearest(["features", String(index)])
-            guard let object = item.objectValue else { throw ScenarioError("a feature is a mapping of id and title", at: at) }
-            for key in object.keys where !["id", "title"].contains(key) {
-                throw ScenarioError("unknown key '\(key)'" + Suggestion.hint(for: key, among: ["id", "title"]),
-                                    at: locations[["features", String(index), key]])
+        for (id, title) in mapping {
+            let at = locations[["features", id]]
+            guard isFeatureId(id) else {
+                throw ScenarioError("feature id '\(id)' must be lower-case words joined by '-' and '/' (e.g. background/services)", at: at)
             }
-            guard let id = object["id"]?.stringValue, isFeatureId(id) else {
-                throw ScenarioError("a feature id is lower-case words joined by '-' and '/' (e.g. background/services)", at: at)
-            }
-            guard let title = object["title"]?.stringValue, !title.isEmpty else {
-                throw ScenarioError("feature '\(id)' needs a one-line title", at: at)
-            }
-            guard titles.updateValue(title, forKey: id) == nil else { throw ScenarioError("feature '\(id)' is declared twice", at: at) }
-            places[id] = at
+            guard let text = title.stringValue, !text.isEmpty else { throw ScenarioError("feature '\(id)' needs a one-line title", at: at) }
+            guard titles.updateValue(text, forKey: id) == nil else { throw ScenarioError("feature '\(id)' is declared twice", at: at) }
         }
-        for (id, at) in places {
+        for (id, _) in mapping {
             if let parent = FeatureTree.parent(of: id), titles[parent] == nil {
-                throw ScenarioError("feature '\(id)' needs its parent '\(parent)' declared too", at: at)
+                throw ScenarioError("feature '\(id)' needs its parent '\(parent)' declared too", at: locations[["features", id]])
             }
         }
         return FeatureTree(titles: titles)
