@@ -32,7 +32,7 @@ ENVIRONMENT = ["create", "willResignActive", "didBackground", "foreground", "net
 HELLO = {"type": "hello", "protocol": 1, "sdk": {"name": "mockchat-python-sdk", "version": "0.1.0"},
          "profiles": sorted(PROFILES), "virtualTime": True,
          "commands": ENVIRONMENT[:1] + CALLS + ENVIRONMENT[1:] + ["inspect"],
-         "events": ["connection", "presence", "socketOpening", "result"], "sockets": True}
+         "events": ["connection", "connectionListener", "presence", "socketOpening", "result"], "sockets": True}
 
 
 class DriverError(Exception):
@@ -58,15 +58,28 @@ class Reporter(Instrumentation):
             body["error"] = {"code": error.code, "description": error.description}
         self.session.event(self.name, body)
 
-    def presence_event(self, listener_id, change, user) -> None:
-        self.session.event(self.name, {"event": "presence", "listener": listener_id, "change": change, "user": user})
-
 
 class UserListener:
-    """Presence listener whose deliveries the Reporter records (instrumentation)."""
+    """The presence listener handed to the SDK: each call it receives is one `presence` event."""
 
-    def on_user_online(self, user: dict) -> None: ...
-    def on_user_offline(self, user: dict) -> None: ...
+    def __init__(self, session: "Session", client: str, listener_id: str):
+        self.session, self.client, self.listener_id = session, client, listener_id
+
+    def on_user_online(self, user: dict) -> None:
+        self._report("online", user)
+
+    def on_user_offline(self, user: dict) -> None:
+        self._report("offline", user)
+
+    def _report(self, change: str, user: dict) -> None:
+        self.session.event(self.client, {"event": "presence", "listener": self.listener_id, "change": change, "user": user})
+
+
+def connection_listener(session: "Session", client: str, listener_id: str) -> Callable[..., None]:
+    """The connection listener handed to the SDK: each call is one `connectionListener` event."""
+    def called(name: str, error: Any = None, reason: Any = None) -> None:
+        session.event(client, {"event": "connectionListener", "listener": listener_id, "name": name})
+    return called
 
 
 class Slot:
@@ -179,11 +192,11 @@ def call(slot: Slot, command: str, args: dict) -> Any:
             slot.requests[name] = client.users_request(args.get("limit", 30), args.get("status"))
         return slot.requests[name].fetch_next()
     if command == "addUserListener":
-        return client.add_user_listener(args["listener"], UserListener())
+        return client.add_user_listener(args["listener"], UserListener(slot.session, slot.name, args["listener"]))
     if command == "removeUserListener":
         return client.remove_user_listener(args["listener"])
     if command == "addConnectionListener":
-        return client.add_connection_listener(args["listener"], lambda *a, **k: None)
+        return client.add_connection_listener(args["listener"], connection_listener(slot.session, slot.name, args["listener"]))
     if command == "removeConnectionListener":
         return client.remove_connection_listener(args["listener"])
     if command == "configureServices":

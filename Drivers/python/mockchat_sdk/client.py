@@ -38,12 +38,11 @@ class AppSettings:
 
 
 class Instrumentation:
-    """Hooks for tests: every connection event (also with no listener), presence delivery
-    and socket attempt. The default does nothing."""
+    """Hooks for tests: every connection event (also with no listener) and socket
+    attempt. The default does nothing. What listeners receive is seen by the listeners."""
 
     def socket_opening(self) -> None: ...
     def connection_event(self, name: str, listeners: list, error: Optional[ChatError], reason: Optional[str]) -> None: ...
-    def presence_event(self, listener_id: str, change: str, user: dict) -> None: ...
 
 
 def _done(value: Any = None, error: Optional[ChatError] = None) -> asyncio.Future:
@@ -408,17 +407,16 @@ class ChatClient:
         elif name in ("user.online", "user.offline"):
             user = self._remember(frame["user"])
             change = "online" if name == "user.online" else "offline"
-            for listener_id, listener in list(self._user_listeners.items()):
+            for listener in list(self._user_listeners.values()):
                 callback = getattr(listener, f"on_user_{change}", None)
                 if callback is not None:
                     callback(user)
-                self.instrumentation.presence_event(listener_id, change, user)
 
     def _emit(self, event: cm.Emit) -> None:
         listeners = list(self._connection_listeners.items())
+        self.instrumentation.connection_event(event.name, [i for i, _ in listeners], event.error, event.reason)
         for _, listener in listeners:
             listener(event.name, error=event.error, reason=event.reason)
-        self.instrumentation.connection_event(event.name, [i for i, _ in listeners], event.error, event.reason)
 
     def _finish_call(self, error: Optional[ChatError]) -> None:
         call, self._call = self._call, None

@@ -62,6 +62,7 @@ public struct DriverCapabilities: Sendable {
         switch property {
         case "status", "backgroundTaskEnabled", "loggedInUser": ("command", "inspect")
         case "connectionEvents": ("event", "connection")
+        case "connectionListeners": ("event", "connectionListener")
         case "connectAttempts": ("event", "socketOpening")
         case "received": ("event", "presence")
         default: nil

@@ -66,6 +66,12 @@ final class DriverClient: ScenarioClient {
                 throw ScenarioError("sent a connection event with an unknown name: \(event)")
             }
             observations.append(Observation(time: time, connectionEvent: name))
+        case "connectionListener":
+            guard let listener = event["listener"]?.stringValue, let name = event["name"]?.stringValue,
+                  ["connecting", "connected", "disconnected", "kicked", "error"].contains(name) else {
+                throw ScenarioError("sent a connectionListener event without listener and a known name: \(event)")
+            }
+            observations.append(Observation(time: time, listenerCall: .init(listener: listener, name: name)))
         case "presence":
             guard let listener = event["listener"]?.stringValue, let change = event["change"]?.stringValue,
                   change == "online" || change == "offline", let user = event["user"].flatMap(User.init(json:)) else {

@@ -174,36 +174,40 @@ public enum DriverCodec {
 
     // MARK: Events
 
-    /// The event a driver reports for one observation of the reference client, if any.
-    public static func event(_ observation: ClientObservation) -> JSONValue? {
-        var event = JSONObject([("type", "event"), ("client", .string(observation.client)),
-                                ("at", .integer(observation.at.milliseconds))])
+    /// The events a driver reports for one observation of the reference client: a
+    /// connection event is followed by one `connectionListener` event per listener called.
+    public static func events(_ observation: ClientObservation) -> [JSONValue] {
+        let header = JSONObject([("type", "event"), ("client", .string(observation.client)),
+                                 ("at", .integer(observation.at.milliseconds))])
+        var event = header
         switch observation.event {
         case .socketOpening:
             event["event"] = "socketOpening"
         case .connection(let connection, let listeners):
             event["event"] = "connection"
+            event["name"] = .string(connection.name)
             switch connection {
-            case .connecting: event["name"] = "connecting"
-            case .connected: event["name"] = "connected"
-            case .disconnected: event["name"] = "disconnected"
-            case .kicked(let reason):
-                event["name"] = "kicked"
-                event["reason"] = .string(reason)
-            case .error(let error):
-                event["name"] = "error"
-                event["error"] = ["code": .string(error.code), "description": .string(error.description)]
+            case .kicked(let reason): event["reason"] = .string(reason)
+            case .error(let error): event["error"] = ["code": .string(error.code), "description": .string(error.description)]
+            default: break
             }
             event["listeners"] = .array(listeners.map { .string($0) })
+            return [.object(event)] + listeners.map { listener in
+                var call = header
+                call["event"] = "connectionListener"
+                call["listener"] = .string(listener)
+                call["name"] = .string(connection.name)
+                return .object(call)
+            }
         case .user(let listener, let change, let user):
             event["event"] = "presence"
             event["listener"] = .string(listener)
             event["change"] = .string(change.rawValue)
             event["user"] = user.json
         default:
-            return nil
+            return []
         }
-        return .object(event)
+        return [.object(event)]
     }
 }
 

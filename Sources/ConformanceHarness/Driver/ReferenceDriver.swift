@@ -33,7 +33,7 @@ public final class ReferenceDriver {
         "profiles": ["cometchat-ios", "nexconn-ios"],
         "virtualTime": true,
         "commands": .array((["create"] + DriverCodec.sdkCommands + ["inspect"]).map { .string($0) }),
-        "events": ["connection", "presence", "socketOpening", "result"],
+        "events": ["connection", "connectionListener", "presence", "socketOpening", "result"],
         "sockets": true,
     ]
 
@@ -203,8 +203,8 @@ public final class ReferenceDriver {
                     guard let id = pending[name]?.removeValue(forKey: call) else { continue }
                     output(["type": "event", "client": .string(name), "at": .integer(observation.at.milliseconds),
                             "event": "result", "command": .integer(id), "result": DriverCodec.encode(result)])
-                } else if let event = DriverCodec.event(observation) {
-                    output(event)
+                } else {
+                    DriverCodec.events(observation).forEach(output)
                 }
             }
             reported[name] = log.count

@@ -12,38 +12,46 @@ struct Observation {
         var user: User
     }
 
+    /// One call of a registered connection listener.
+    struct ListenerCall {
+        var listener: String
+        /// The connection event it was called with.
+        var name: String
+    }
+
     var time: Instant
     /// `connecting`, `connected`, `disconnected`, `kicked` or `error`.
     var connectionEvent: String?
+    var listenerCall: ListenerCall?
     var userEvent: UserEvent?
     /// A socket was being opened: one connection attempt.
     var isAttempt = false
 
-    init(time: Instant, connectionEvent: String? = nil, userEvent: UserEvent? = nil, isAttempt: Bool = false) {
+    init(time: Instant, connectionEvent: String? = nil, listenerCall: ListenerCall? = nil, userEvent: UserEvent? = nil,
+         isAttempt: Bool = false) {
         self.time = time
         self.connectionEvent = connectionEvent
+        self.listenerCall = listenerCall
         self.userEvent = userEvent
         self.isAttempt = isAttempt
     }
 
-    init?(_ observation: ClientObservation) {
-        time = observation.at
+    /// What one observation of the reference model shows: a connection event is the
+    /// SDK's event followed by one call of each listener that received it.
+    static func all(_ observation: ClientObservation) -> [Observation] {
+        let time = observation.at
         switch observation.event {
-        case .connection(let event, _):
-            switch event {
-            case .connecting: connectionEvent = "connecting"
-            case .connected: connectionEvent = "connected"
-            case .disconnected: connectionEvent = "disconnected"
-            case .kicked: connectionEvent = "kicked"
-            case .error: connectionEvent = "error"
-            }
+        case .connection(let event, let listeners):
+            let name = event.name
+            return [Observation(time: time, connectionEvent: name)]
+                + listeners.map { Observation(time: time, listenerCall: ListenerCall(listener: $0, name: name)) }
         case .user(let listener, let change, let user):
-            userEvent = UserEvent(time: observation.at, listener: listener, change: change == .online ? "online" : "offline",
-                                  user: user)
+            return [Observation(time: time, userEvent: UserEvent(time: time, listener: listener,
+                                                                 change: change == .online ? "online" : "offline", user: user))]
         case .socketOpening:
-            isAttempt = true
+            return [Observation(time: time, isAttempt: true)]
         default:
-            return nil
+            return []
         }
     }
 }

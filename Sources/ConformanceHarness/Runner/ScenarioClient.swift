@@ -37,5 +37,5 @@ final class LocalClient: ScenarioClient {
         ClientState(status: sdk.status, backgroundTaskEnabled: sdk.backgroundTaskEnabled, loggedInUser: sdk.loggedInUser?.uid)
     }
 
-    var observations: [Observation] { sdk.log.compactMap(Observation.init) }
+    var observations: [Observation] { sdk.log.flatMap(Observation.all) }
 }

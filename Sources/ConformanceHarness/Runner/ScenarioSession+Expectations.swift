@@ -27,6 +27,8 @@ extension ScenarioSession {
                 return same(try client.inspect().loggedInUser, expected)
             case .connectionEvents:
                 return same(client.observations.compactMap { $0.connectionEvent }, expected)
+            case .connectionListeners:
+                return matchListenerCalls(client.observations.compactMap(\.listenerCall), expected)
             case .connectAttempts:
                 return try matchTimes(client.observations.filter(\.isAttempt).map { seconds($0.time) }, expected)
             case .received:
@@ -96,6 +98,17 @@ extension ScenarioSession {
             events.isEmpty ? "none"
                 : events.map { "\($0.change) \($0.user.uid) at \(self.seconds($0.time))" }.joined(separator: ", ")
         })
+    }
+
+    /// `connectionListeners: {c1: [connecting, connected], c2: []}`: the exact events each
+    /// named connection listener was called with, in order (a listener called twice for
+    /// one change, or after its removal, shows as an extra entry).
+    private func matchListenerCalls(_ calls: [Observation.ListenerCall], _ expected: JSONValue) -> String? {
+        let mismatches = (expected.objectValue ?? JSONObject()).compactMap { listener, events -> String? in
+            let received = calls.filter { $0.listener == listener }.map(\.name)
+            return same(received, events).map { "listener \(listener) was called with \($0), expected \(events)" }
+        }
+        return mismatches.isEmpty ? nil : mismatches.joined(separator: "; ")
     }
 
     /// The last call's result as JSON, for `result:` paths: `{ok, error, description}`

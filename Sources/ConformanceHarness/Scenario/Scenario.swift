@@ -76,7 +76,8 @@ public struct Expectation: Sendable {
 
     /// Properties of a reference (or driven) client.
     public enum ClientProperty: String, Sendable, CaseIterable {
-        case status, backgroundTaskEnabled, loggedInUser, connectionEvents, connectAttempts, received, result, lastSeenText
+        case status, backgroundTaskEnabled, loggedInUser, connectionEvents, connectionListeners, connectAttempts, received, result,
+             lastSeenText
     }
 
     /// Properties of a wire client.

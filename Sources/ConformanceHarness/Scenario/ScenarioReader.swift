@@ -286,6 +286,11 @@ struct ScenarioReader {
             if expected.arrayValue?.allSatisfy({ $0.stringValue != nil }) != true && !ValueMatcher.isMatcher(expected) {
                 throw fail("connectionEvents takes a list of event names", path)
             }
+        case ("client", "connectionListeners"):
+            guard let listeners = expected.objectValue, !listeners.isEmpty,
+                  listeners.allSatisfy({ _, events in events.arrayValue?.allSatisfy { $0.stringValue != nil } == true }) else {
+                throw fail("connectionListeners takes a mapping of listener id: [event names]", path)
+            }
         case ("wire", "frames"):
             try patterns(expected, path: path) { key in ["count", "at", "tolerance", "nth"].contains(key) || ValuePath(key) != nil }
                 known: { ["count", "at", "tolerance", "nth"] }

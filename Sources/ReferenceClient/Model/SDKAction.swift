@@ -48,6 +48,18 @@ public enum ConnectionEvent: Sendable, Equatable {
     /// `onConnectionError(error:)`: the server refused the connection; the reconnection
     /// loop ends (003, tip under "Automatic reconnection").
     case error(ChatError)
+
+    /// The event's name in scenarios and the driver protocol: `connecting`, `connected`,
+    /// `disconnected`, `kicked` or `error`.
+    public var name: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .disconnected: "disconnected"
+        case .kicked: "kicked"
+        case .error: "error"
+        }
+    }
 }
 
 /// A presence change from the server (004, onUserOnline / onUserOffline).
