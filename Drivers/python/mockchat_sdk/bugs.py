@@ -13,6 +13,20 @@ BUGS = {
     "no-invalid-limit": "a users request with limit 101 is sent as 100 instead of failing",
     "stale-last-active": "the user cache keeps the first lastActiveAt it saw",
     "no-network-pause": "reconnection does not pause when the network goes down",
+    "listener-twice-after-reconnect": "each reconnection registers the connection listeners again: called twice per change afterwards",
+    "connection-listener-not-removed": "removeConnectionListener looks the listener up by a fresh wrapper and removes nothing",
+    "presence-twice-after-reconnect": "each reconnection subscribes the presence handler again: user listeners get every change twice",
+    "no-backoff-reset-on-success": "a successful reconnection keeps the backoff position: the next loss waits where the last loop stopped",
+    "reconnect-timer-survives-logout": "the reconnection timer armed before logout() or disconnect() still fires and opens a socket",
+    "double-connect": "connect() while an attempt is under way opens a second socket instead of joining it",
+    "stale-pong-timer": "a keep-alive reply does not cancel the pong deadline: the connection is dropped 10 s after a ping",
+    "no-disconnected-before-retry": "a lost connection goes straight to connecting without raising disconnected",
+    "hide-blocked-presence": "presence changes of users the app user has blocked are not passed to the user listeners",
+    "blocked-flags-swapped": "the user parser swaps hasBlockedMe and blockedByMe",
+    "presence-lost-after-reconnect": "a reconnection logs in without the presence subscription: no presence events after it",
+    "relaunch-forgets-login": "the logged-in user is kept in memory only: a relaunched app has nobody to reconnect",
+    "users-request-restarts": "fetchNext does not keep the cursor: every call returns the first page again",
+    "disconnected-after-kick": "a kicked device also raises disconnected when the server closes the socket",
 }
 
 

@@ -91,8 +91,9 @@ class UsersRequest:
         return self._client._then(reply, self._page)
 
     def _page(self, result: dict) -> dict:
-        self._cursor = result.get("next")
-        self._exhausted = self._cursor is None
+        if "users-request-restarts" not in self._client.bugs:
+            self._cursor = result.get("next")
+        self._exhausted = result.get("next") is None
         users = [self._client._remember(u) for u in result.get("users", [])]
         return {"users": users, "next": self._cursor}
 
@@ -119,6 +120,9 @@ class ChatClient:
         self._connection_listeners: dict[str, Any] = {}
         self._user_listeners: dict[str, Any] = {}
         self._users: dict[str, dict] = {}
+        # Where the logged-in user is kept: the device's storage, which survives a relaunch.
+        self._store: dict[str, Any] = {} if "relaunch-forgets-login" in self.bugs else device.storage
+        self._reconnections = 0                 # successful logins the SDK made on its own
 
     # Setup and session --------------------------------------------------------------
 
@@ -155,8 +159,8 @@ class ChatClient:
         if not self._has_session():
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
         socket = self._socket if self.machine.socket == "open" else None
-        self.device.storage.pop("credentials", None)
-        self.device.storage.pop("user", None)
+        self._store.pop("credentials", None)
+        self._store.pop("user", None)
         self._run(self.machine.logout(), logout_socket=socket)
         return _done(None)
 
@@ -166,7 +170,7 @@ class ChatClient:
             return _done(error=ChatError(errors.NOT_LOGGED_IN))
         if self.machine.status == cm.CONNECTED:
             return _done(error=ChatError(errors.ALREADY_CONNECTED))
-        if self.machine.socket is not None:
+        if self.machine.socket is not None and "double-connect" not in self.bugs:
             return self._join_attempt("connect")   # a connection is already on its way
         return self._start_call("connect")
 
@@ -186,7 +190,7 @@ class ChatClient:
         return self._then(self._request("ping"), lambda result: None)
 
     def get_logged_in_user(self) -> Optional[dict]:
-        return self.device.storage.get("user")
+        return self._store.get("user")
 
     def get_connection_status(self) -> str:
         return self.machine.status
@@ -220,6 +224,8 @@ class ChatClient:
         self._connection_listeners[listener_id] = listener
 
     def remove_connection_listener(self, listener_id: str) -> None:
+        if "connection-listener-not-removed" in self.bugs:
+            return
         self._connection_listeners.pop(listener_id, None)
 
     # App lifecycle and device ------------------------------------------------------------
@@ -252,15 +258,15 @@ class ChatClient:
     # Internals -------------------------------------------------------------------------
 
     def _credentials(self) -> Optional[dict]:
-        return self.device.storage.get("credentials")
+        return self._store.get("credentials")
 
     def _has_session(self) -> bool:
         """A user is logged in, or its login is under way."""
         return self._credentials() is not None or self.machine.call == "login"
 
     def _save_login(self, credentials: dict, user: dict) -> None:
-        self.device.storage["credentials"] = credentials
-        self.device.storage["user"] = user
+        self._store["credentials"] = credentials
+        self._store["user"] = user
 
     def _start_call(self, kind: str) -> asyncio.Future:
         self._call = asyncio.get_running_loop().create_future()
@@ -301,6 +307,8 @@ class ChatClient:
 
     def _remember(self, user: dict) -> dict:
         """Keeps the latest copy of each user (the SDK's user cache)."""
+        if "blocked-flags-swapped" in self.bugs and "blockedByMe" in user:
+            user = dict(user, blockedByMe=user.get("hasBlockedMe"), hasBlockedMe=user["blockedByMe"])
         cached = self._users.get(user.get("uid"))
         if cached is not None and "stale-last-active" in self.bugs:
             user = dict(user, lastActiveAt=cached["lastActiveAt"])
@@ -368,14 +376,16 @@ class ChatClient:
             presence = {"mode": "all"} if "unsubscribed-roles" in self.bugs else {"mode": "roles", "roles": presence}
         else:
             presence = {"mode": presence}
+        if reconnect and "presence-lost-after-reconnect" in self.bugs:
+            presence = {"mode": "none"}
         reply = socket.request(
             "login", uid=credentials.get("uid"), authKey=credentials.get("authKey"),
             token=credentials.get("token"), deviceId=self.settings.device_id,
             platform=self.settings.platform, presence=presence, reconnect=reconnect,
             reconnectKickEnable=self.settings.reconnect_kick_enable)
-        reply.add_done_callback(lambda f: self._login_reply(socket, credentials, f))
+        reply.add_done_callback(lambda f: self._login_reply(socket, credentials, f, reconnect))
 
-    def _login_reply(self, socket: V1Socket, credentials: dict, reply: asyncio.Future) -> None:
+    def _login_reply(self, socket: V1Socket, credentials: dict, reply: asyncio.Future, reconnect: bool) -> None:
         if socket is not self._socket:
             reply.exception()
             return
@@ -387,6 +397,8 @@ class ChatClient:
             return                             # the socket ended; _on_closed handles it
         user = self._remember(reply.result()["user"])
         self._save_login(credentials, user)
+        if reconnect:
+            self._reconnections += 1
         self._run(self.machine.login_accepted())
 
     def _keep_alive_reply(self, reply: asyncio.Future) -> None:
@@ -407,7 +419,9 @@ class ChatClient:
         elif name in ("user.online", "user.offline"):
             user = self._remember(frame["user"])
             change = "online" if name == "user.online" else "offline"
-            for listener in list(self._user_listeners.values()):
+            if "hide-blocked-presence" in self.bugs and user.get("blockedByMe"):
+                return
+            for listener in list(self._user_listeners.values()) * self._handler_copies("presence-twice-after-reconnect"):
                 callback = getattr(listener, f"on_user_{change}", None)
                 if callback is not None:
                     callback(user)
@@ -415,8 +429,13 @@ class ChatClient:
     def _emit(self, event: cm.Emit) -> None:
         listeners = list(self._connection_listeners.items())
         self.instrumentation.connection_event(event.name, [i for i, _ in listeners], event.error, event.reason)
-        for _, listener in listeners:
+        for _, listener in listeners * self._handler_copies("listener-twice-after-reconnect"):
             listener(event.name, error=event.error, reason=event.reason)
+
+    def _handler_copies(self, bug: str) -> int:
+        """How many times each listener is called per event: once, or with the seeded
+        bug, once more for every reconnection that registered the handlers again."""
+        return 1 + (self._reconnections if bug in self.bugs else 0)
 
     def _finish_call(self, error: Optional[ChatError]) -> None:
         call, self._call = self._call, None

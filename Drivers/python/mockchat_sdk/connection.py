@@ -221,7 +221,8 @@ class ConnectionMachine:
 
     def login_accepted(self) -> list:
         self.socket = "open"
-        self.backoff.reset()
+        if "no-backoff-reset-on-success" not in self.bugs:
+            self.backoff.reset()
         actions: list = [CancelTimer(REPLY), CancelTimer(RECONNECT)]
         actions += self._set_status(CONNECTED)
         if self.call is not None:
@@ -240,6 +241,8 @@ class ConnectionMachine:
         return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(error)
 
     def reply_received(self) -> list:
+        if "stale-pong-timer" in self.bugs:
+            return []
         return [CancelTimer(REPLY)]
 
     def socket_closed(self) -> list:
@@ -256,6 +259,8 @@ class ConnectionMachine:
             return actions
         if self.in_background and not self.auto:
             self.wanted = False      # manual mode: only connect() brings it back (000, Reconnection)
+        if "no-disconnected-before-retry" in self.bugs and self._loop_may_continue():
+            return actions + self._retry()
         actions += self._set_status(DISCONNECTED)
         if self._loop_may_continue():
             actions += self._retry()
@@ -279,6 +284,8 @@ class ConnectionMachine:
             return []
         self.socket = None
         actions = self._stop_timers() + self._set_status(KICKED, reason=reason)
+        if "disconnected-after-kick" in self.bugs:
+            actions.append(Emit(DISCONNECTED))
         return actions + self._fail_waiting_call(ChatError(errors.WEBSOCKET_ERROR))
 
     # Timers ---------------------------------------------------------------------------
@@ -289,7 +296,8 @@ class ConnectionMachine:
         if name == REPLY and self.socket is not None:
             # No reply in time: a heartbeat timeout (003, weak network).
             return [DropSocket()] + self.socket_closed()
-        if name == RECONNECT and self.socket is None and self._loop_may_continue():
+        stale = "reconnect-timer-survives-logout" in self.bugs
+        if name == RECONNECT and self.socket is None and (self._loop_may_continue() or stale):
             return self._set_status(CONNECTING) + self._open(reconnect=True)
         if name == TASK:
             self.hold = None
@@ -383,6 +391,8 @@ class ConnectionMachine:
     def _stop_timers(self) -> list:
         """The connection's timers; the background task and delay run on (they end by time)."""
         self.paused = False
+        if "reconnect-timer-survives-logout" in self.bugs:
+            return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY)]
         return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT)]
 
     def _set_status(self, status: str, reason: Optional[str] = None) -> list:
