@@ -239,4 +239,43 @@ import Testing
         #expect(missing.message?.contains("0 matching frames (want 1) among frame 3 of w: never arrived") == true,
                 "\(missing.message ?? "")")
     }
+
+    @Test func connectionListenersListEachListenersCallsById() throws {
+        let steps = """
+              - client: a
+              - a.init: {}
+              - a.addConnectionListener: first
+              - a.login: alice
+              - a.addConnectionListener: second
+              - a.logout: {}
+            """
+        let holds = try run(steps + """
+
+              - expect:
+                  a.connectionListeners: { first: [connecting, connected, disconnected], second: [disconnected], third: [] }
+            """)
+        #expect(holds.verdict == .passed, "\(holds.message ?? "")")
+        // A listener called twice for one change shows as an extra entry.
+        let twice = try run(steps + """
+
+              - expect:
+                  a.connectionListeners: { first: [connecting, connected, disconnected], second: [disconnected, disconnected] }
+            """)
+        #expect(twice.verdict == .failed)
+        #expect(twice.message?.contains("listener second was called with [\"disconnected\"], expected") == true,
+                "\(twice.message ?? "")")
+    }
+
+    @Test func connectionListenersTakeAMappingOfIdsToEventLists() {
+        #expect(throws: (any Error).self) {
+            try ScenarioLoader.load("""
+                id: harness/bad
+                title: Bad
+                source: "x"
+                steps:
+                  - client: a
+                  - expect: { a.connectionListeners: [connecting] }
+                """)
+        }
+    }
 }

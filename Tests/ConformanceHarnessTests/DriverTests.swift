@@ -93,6 +93,16 @@ import Testing
         #expect(result.message == "bad-driver 0: the driver does not support 'ping' (step 3)")
     }
 
+    @Test func listenerChecksAreSkippedWithoutConnectionListenerEvents() throws {
+        var options = CatalogueRunner.Options()
+        options.driver = .command("python3 \(Self.badDriver) none")
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-needs-listener-calls.yaml")
+        let result = CatalogueRunner(options: options).run([scenario])[0]
+        #expect(result.verdict == .skipped)
+        #expect(result.message?.contains("does not report 'connectionListener' events, needed by a.connectionListeners") == true,
+                "\(result.message ?? "")")
+    }
+
     @Test func referenceDriverAnswersUnknownCommandsWithADefinedError() throws {
         let inbox = DriverInbox()
         let messages: [JSONValue] = [

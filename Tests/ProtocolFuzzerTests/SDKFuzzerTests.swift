@@ -117,6 +117,23 @@ import Testing
         #expect(generator.generate(seed: 4, length: 30) == generator.generate(seed: 4, length: 30))
     }
 
+    /// Histories log the app in as users who block (carol, ivan) and are blocked
+    /// (mallory, judy), with the other side of the pair among the peers that come online.
+    @Test func theAppUserSometimesBlocksOrIsBlocked() {
+        let generator = AppHistoryGenerator(commands: ["create", "init", "login", "connect", "inspect"], profiles: ["cometchat-ios"])
+        var users: Set<String> = [], pairsMet = 0
+        for seed in 1...200 {
+            let steps = generator.generate(seed: UInt64(seed), length: 40).actions.flatMap(\.steps).map(\.description)
+            guard let login = steps.first(where: { $0.contains("app.login") }) else { continue }
+            let user = ["alice", "carol", "mallory", "ivan", "judy"].first { login.contains("\"\($0)\"") } ?? "?"
+            users.insert(user)
+            let partner = ["carol": "mallory", "mallory": "carol", "ivan": "judy", "judy": "ivan"][user]
+            if let partner, steps.contains(where: { $0.contains("\"uid\":\"\(partner)\"") }) { pairsMet += 1 }
+        }
+        #expect(users.isSuperset(of: ["alice", "carol", "mallory", "ivan", "judy"]))
+        #expect(pairsMet > 0)
+    }
+
     /// The comparison is the harness's assertions: a record that is wrong in one
     /// observation makes the reference model's own run fail at that action.
     @Test func aWrongRecordFailsTheComparison() throws {

@@ -1213,6 +1213,50 @@ steps:
         error: ERROR_PING_NOT_AVAILABLE
         description: Ping function is not available when auto establish web socket is on
 """##),
+        ("connection/listeners-each-called-once.yaml", ##"""
+id: connection/listeners/each-called-once
+title: Every registered connection listener is called exactly once per connection event, through a loss and a reconnection
+source: "000_b8b030ded7652e86.txt, Connection Status (the connection listener receives each status change)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.addConnectionListener: first
+  - a.addConnectionListener: second
+  - a.login: alice
+  - advance: 1s
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
+      a.connectionListeners:
+        first: [connecting, connected, disconnected, connecting, connected]
+        second: [connecting, connected, disconnected, connecting, connected]
+"""##),
+        ("connection/listeners-remove.yaml", ##"""
+id: connection/listeners/remove-stops-calls
+title: After removeConnectionListener that listener is called no more; a listener added later hears only what follows, and the others go on
+source: "000_b8b030ded7652e86.txt, Connection Status (listeners are added and removed by id)"
+steps:
+  - client: a
+  - a.init: {}
+  - a.addConnectionListener: first
+  - a.addConnectionListener: second
+  - a.login: alice
+  - advance: 1s
+  - a.removeConnectionListener: first
+  - a.addConnectionListener: third
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 1s
+  - a.removeConnectionListener: second
+  - a.logout: {}
+  - expect:
+      a.connectionEvents: [connecting, connected, disconnected, connecting, connected, disconnected]
+      a.connectionListeners:
+        first: [connecting, connected]
+        second: [connecting, connected, disconnected, connecting, connected]
+        third: [disconnected, connecting, connected, disconnected]
+"""##),
         ("connection/manual-connect-before-login.yaml", ##"""
 id: connection/manual/connect-before-login
 title: connect() before any login fails with ERR_NOT_LOGGED_IN and opens no socket
@@ -2160,6 +2204,56 @@ steps:
       a.connectionEvents: [connecting, connected]
       a.received: [{ event: online, uid: bob, at: 1 }]
 """##),
+        ("presence/blocked-flags-after-lookup.yaml", ##"""
+id: presence/blocked/flags-survive-the-user-cache
+title: A blocked user looked up first, then heard coming online and going offline, keeps blockedByMe true in every copy the app gets
+source: "004_376028ecd0ea17fe.txt, Check User Status and CometChatUserDelegate (hasBlockedMe, blockedByMe in each user object)"
+steps:
+  - client: c
+  - c.init: { presence: all }
+  - c.addUserListener: main
+  - c.login: carol
+  - c.getUser: mallory
+  - expect: { c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } } }
+  - advance: 1s
+  - wire: m
+  - m.login: { uid: mallory }
+  - advance: 1s
+  - m.logout: {}
+  - c.getUser: mallory
+  - expect:
+      c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } }
+      c.received:
+        - { event: online, uid: mallory, at: 1, blockedByMe: true, hasBlockedMe: false, count: 1 }
+        - { event: offline, uid: mallory, at: 2, blockedByMe: true, hasBlockedMe: false, count: 1 }
+"""##),
+        ("presence/blocked-presence-delivered.yaml", ##"""
+id: presence/blocked/presence-delivered-both-ways
+title: Blocking does not hide presence - ivan, who has blocked judy, hears her come and go, and she hears him, each change flagged from the receiver's side
+source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (onUserOnline / onUserOffline user object: hasBlockedMe, blockedByMe)"
+steps:
+  - client: i
+  - i.init: { presence: all }
+  - i.addUserListener: main
+  - i.login: ivan
+  - advance: 1s
+  - client: j
+  - j.init: { presence: all }
+  - j.addUserListener: main
+  - j.login: judy
+  - advance: 1s
+  - i.logout: {}
+  - advance: 1s
+  - j.logout: {}
+  - expect:
+      i.received:
+        - { event: online, uid: judy, at: 1, blockedByMe: true, hasBlockedMe: false, count: 1 }
+        - { event: offline, uid: judy, at: 3, count: 0 }
+        - { count: 1 }
+      j.received:
+        - { event: offline, uid: ivan, at: 2, blockedByMe: false, hasBlockedMe: true, count: 1 }
+        - { count: 1 }
+"""##),
         ("presence/events-blocked-flags.yaml", ##"""
 id: presence/events/blocked-flags-per-viewer
 title: Presence events carry hasBlockedMe and blockedByMe as seen by each receiver - carol has blocked mallory
@@ -2305,6 +2399,37 @@ steps:
         deactivatedAt: 0
         tags: [beta, staff]
         metadata: { team: core, timezone: Europe/Paris }
+"""##),
+        ("presence/listeners-each-called-once.yaml", ##"""
+id: presence/listeners/each-called-once-per-event
+title: Two user listeners each get every presence change exactly once, also across the user's second session and a reconnection of the app
+source: "004_376028ecd0ea17fe.txt, Start Listening for Presence (onUserOnline / onUserOffline, each change once)"
+steps:
+  - client: a
+  - a.init: { presence: all }
+  - a.addUserListener: first
+  - a.addUserListener: second
+  - a.login: alice
+  - advance: 1s
+  - wire: bob
+  - bob.login: { uid: bob }
+  - advance: 1s
+  - bob.logout: {}
+  - advance: 1s
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 1s
+  - wire: bob2
+  - bob2.login: { uid: bob }
+  - expect:
+      a.status: connected
+      a.received:
+        - { event: online, uid: bob, listener: first, at: 1, count: 1 }
+        - { event: online, uid: bob, listener: second, at: 1, count: 1 }
+        - { event: offline, uid: bob, listener: first, at: 2, count: 1 }
+        - { event: offline, uid: bob, listener: second, at: 2, count: 1 }
+        - { event: online, uid: bob, listener: first, at: 4, count: 1 }
+        - { event: online, uid: bob, listener: second, at: 4, count: 1 }
+        - { count: 6 }
 """##),
         ("presence/listeners-none.yaml", ##"""
 id: presence/listeners/no-listener-no-callback
@@ -2516,6 +2641,31 @@ steps:
       a.connectAttempts: { at: [0, 5.05], exact: true }
       server.online: [alice]
 """##),
+        ("reconnection/cometchat-backoff-resets-after-success.yaml", ##"""
+id: reconnection/cometchat/backoff-resets-after-success
+title: After a reconnection succeeds, the next loss starts again from the first interval (0.05 s), not where the last loop stopped
+source: "003_679c9ad3fd31654b.txt, Reconnection intervals (the schedule starts over for a new loss); CometChat reuses it (project choice, see docs/CONFORMANCE.md)"
+profile: cometchat-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 10s
+  - server.fault: { fault: refuseConnections }
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 2s
+  - server.clearFaults: {}
+  - advance: 2s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [10.05, 10.3, 10.8, 11.8, 13.8], after: 5, exact: true }
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [14.05], after: 13.9, exact: true }
+      a.connectionEvents: [connecting, connected, disconnected, connecting, connected, disconnected, connecting, connected]
+"""##),
         ("reconnection/cometchat-backoff-schedule.yaml", ##"""
 id: reconnection/cometchat/backoff-schedule
 title: The CometChat model retries a lost connection on the same schedule as Nexconn (0.05 s ... 32 s, then every 64 s) - a documented project choice
@@ -2566,6 +2716,30 @@ steps:
       a.status: connected
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       a.connectAttempts: { at: [0, 6.05], exact: true }
+"""##),
+        ("reconnection/cometchat-logout-during-backoff.yaml", ##"""
+id: reconnection/cometchat/logout-during-backoff-stops
+title: A logout while the reconnection loop waits ends the loop - no socket is opened for the logged-out user afterwards
+source: "000_b8b030ded7652e86.txt, Auto Mode (logout ends the connection); 003_679c9ad3fd31654b.txt, Automatic reconnection (the loop runs for a logged-in user)"
+profile: cometchat-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 10s
+  - server.fault: { fault: refuseConnections }
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 1s
+  - a.logout: {}
+  - server.clearFaults: {}
+  - advance: 2m
+  - expect:
+      a.status: disconnected
+      a.loggedInUser: null
+      a.connectAttempts: { at: [10.05, 10.3, 10.8], after: 5, exact: true }
+      a.connectionEvents: [connecting, connected, disconnected, connecting, disconnected]
+      server.online: []
+      server.received: { from: alice, op: login, count: 1 }
 """##),
         ("reconnection/cometchat-manual-network-loss.yaml", ##"""
 id: reconnection/cometchat/manual-foreground-network-loss
@@ -2645,6 +2819,31 @@ steps:
   - a.network: up
   - advance: 30s
   - expect: { a.status: connected, server.online: [alice] }
+"""##),
+        ("reconnection/nexconn-backoff-resets-after-success.yaml", ##"""
+id: reconnection/nexconn/backoff-resets-after-success
+title: After a reconnection succeeds, the next loss starts again from the first interval (0.05 s), not where the last loop stopped
+source: "003_679c9ad3fd31654b.txt, Reconnection intervals (each new loss starts from 0.05 s)"
+profile: nexconn-ios
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - advance: 10s
+  - server.fault: { fault: refuseConnections }
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 2s
+  - server.clearFaults: {}
+  - advance: 2s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [10.05, 10.3, 10.8, 11.8, 13.8], after: 5, exact: true }
+  - server.fault: { fault: drop, uid: alice }
+  - advance: 1s
+  - expect:
+      a.status: connected
+      a.connectAttempts: { at: [14.05], after: 13.9, exact: true }
+      a.connectionEvents: [connecting, connected, disconnected, connecting, connected, disconnected, connecting, connected]
 """##),
         ("reconnection/nexconn-backoff-schedule.yaml", ##"""
 id: reconnection/nexconn/backoff-schedule
@@ -3122,6 +3321,26 @@ steps:
   - expect: { a.lastSeenText: "Last seen just now" }
   - advance: 1ms
   - expect: { a.lastSeenText: "Last seen 1 minute(s) ago" }
+"""##),
+        ("users/list-blocked-flags.yaml", ##"""
+id: users/list/blocked-flags
+title: A users page flags each user from the caller's side - for mallory, carol has blocked her; for carol, mallory is blocked; for dave, neither
+source: "004_376028ecd0ea17fe.txt, Retrieve users (user objects in the list: hasBlockedMe, blockedByMe)"
+steps:
+  - wire: cw
+  - cw.login: { uid: carol }
+  - client: m
+  - m.init: {}
+  - m.login: mallory
+  - m.fetchNext: { request: online, limit: 30, status: online }
+  - expect:
+      m.result: { uids: [carol, mallory], "users[0].hasBlockedMe": true, "users[0].blockedByMe": false }
+  - client: c
+  - c.init: {}
+  - c.login: carol
+  - c.fetchNext: { request: online, limit: 30, status: online }
+  - expect:
+      c.result: { uids: [carol, mallory], "users[1].blockedByMe": true, "users[1].hasBlockedMe": false }
 """##),
         ("users/list-default.yaml", ##"""
 id: users/list/without-filter

@@ -16,6 +16,9 @@ public struct ClientRecord: Sendable, Equatable {
         public var at: Double
         /// The user object's `lastActiveAt` (Unix seconds).
         public var lastActiveAt: Double
+        /// The user object's blocking flags, from the receiver's side (004, user object).
+        public var hasBlockedMe = false
+        public var blockedByMe = false
     }
 
     /// `connected`, `connecting`, `disconnected` or `kicked`.
@@ -23,6 +26,8 @@ public struct ClientRecord: Sendable, Equatable {
     public var backgroundTaskEnabled: Bool
     public var loggedInUser: String?
     public var connectionEvents: [String]
+    /// For each connection listener id that was called, the events it was called with.
+    public var listenerCalls: [String: [String]] = [:]
     /// Scenario seconds of each socket opening (`connectAttempts`).
     public var attempts: [Double]
     public var presence: [PresenceEvent]
@@ -40,8 +45,11 @@ public struct ClientRecord: Sendable, Equatable {
         case .success(.none):
             return ["ok": true]
         case .success(.user(let user)):
-            return ["ok": true, "user": ["uid": .string(user.uid), "status": .string(user.status.rawValue),
-                                         "lastActiveAt": .double(user.lastActiveAt)]]
+            var fields = JSONObject([("uid", .string(user.uid)), ("status", .string(user.status.rawValue)),
+                                     ("lastActiveAt", .double(user.lastActiveAt))])
+            // The blocking flags, when the server sent them (a manual-mode login's user has none yet).
+            for flag in ["hasBlockedMe", "blockedByMe"] { fields[flag] = user.asReceived.value?[flag] }
+            return ["ok": true, "user": .object(fields)]
         case .success(.users(let page)):
             return ["ok": true, "uids": .array(page.users.map { .string($0.uid) }),
                     "next": page.next.map { .string($0) } ?? .null]

@@ -13,9 +13,12 @@ extension ScenarioSession {
                 attempts: observations.filter(\.isAttempt).map { seconds($0.time) },
                 presence: observations.compactMap(\.userEvent).map { event in
                     ClientRecord.PresenceEvent(change: event.change, uid: event.user.uid, listener: event.listener,
-                                               at: seconds(event.time), lastActiveAt: event.user.lastActiveAt)
+                                               at: seconds(event.time), lastActiveAt: event.user.lastActiveAt,
+                                               hasBlockedMe: event.user.hasBlockedMe, blockedByMe: event.user.blockedByMe)
                 },
                 lastResult: try lastResult(name).map(ClientRecord.assertion))
+            records[name]?.listenerCalls = Dictionary(grouping: observations.compactMap(\.listenerCall), by: \.listener)
+                .mapValues { $0.map(\.name) }
         }
         return records
     }

@@ -1,6 +1,7 @@
 import ChatProtocol
 
-/// Generates random histories of one app (the SDK under test, logged in as alice) and
+/// Generates random histories of one app (the SDK under test, logged in as alice, or as
+/// a user who blocks or is blocked: carol has blocked mallory, ivan has blocked judy) and
 /// its environment: SDK calls, lifecycle changes with and without background services,
 /// relaunches, the network going down, up or weak, the server dropping the app or
 /// refusing connections, a second device of alice logging in (a kick), other users
@@ -19,8 +20,12 @@ public struct AppHistoryGenerator: Sendable {
     /// timeouts, and the edges of the 30 s window, in milliseconds.
     private static let interestingDelays: [Int64] = [1, 50, 250, 500, 1000, 2000, 4000, 8000, 10_000, 16_000,
                                                      29_999, 30_000, 30_001, 32_000]
-    /// Other users: friends of alice (bob, carol) and not (erin, frank), of several roles.
-    private static let peers = ["bob", "carol", "erin", "frank"]
+    /// Who the app logs in as: mostly alice; otherwise one side of a blocked pair, so that
+    /// presence and user lookups carry `hasBlockedMe` / `blockedByMe` both ways.
+    private static let appUsers: [(String, Int)] = [("alice", 6), ("carol", 1), ("mallory", 1), ("ivan", 1), ("judy", 1)]
+    /// Other users (the app's own user left out): friends of alice (bob, carol) and not
+    /// (erin, frank), of several roles, and both sides of the blocked pairs.
+    private static let peers = ["bob", "carol", "erin", "frank", "mallory", "ivan", "judy"]
     /// Subscriptions `init` asks for.
     private static let subscriptions: [(JSONValue, Int)] = [
         ("all", 5), ("friends", 2), ("none", 1), (["moderator"], 1), (["default", "support"], 1),
@@ -36,13 +41,14 @@ public struct AppHistoryGenerator: Sendable {
         var random = FuzzRandom(seed: seed)
         let profile = random.pick(profiles)
         let app: JSONValue? = random.chance(0.3) ? ["clientKickControl": true] : nil
-        var writer = Writer(random: random, commands: commands)
+        let user = random.weighted(Self.appUsers)
+        var writer = Writer(random: random, commands: commands, user: user)
         var actions: [AppAction] = []
         // Most histories start as an app does: the SDK set up, often a presence listener,
         // the login. Shrinking may take any of that away.
         if random.chance(0.9), commands.contains("init") { actions.append(writer.initialize()) }
         if random.chance(0.5), commands.contains("addUserListener") { actions.append(.call("addUserListener", "l1")) }
-        if random.chance(0.9), commands.contains("login") { actions.append(.call("login", "alice")) }
+        if random.chance(0.9), commands.contains("login") { actions.append(.call("login", .string(user))) }
         while actions.count < length { actions.append(writer.next()) }
         return AppHistory(seed: seed, profile: profile, app: app, actions: Array(actions.prefix(length)))
     }
@@ -51,12 +57,18 @@ public struct AppHistoryGenerator: Sendable {
     private struct Writer {
         var random: FuzzRandom
         let commands: Set<String>
+        /// The app's user.
+        let user: String
+        /// Everyone else who may come online.
+        let peers: [String]
         var open: [String] = []
         var opened = 0
 
-        init(random: FuzzRandom, commands: Set<String>) {
+        init(random: FuzzRandom, commands: Set<String>, user: String) {
             self.random = random
             self.commands = commands
+            self.user = user
+            peers = AppHistoryGenerator.peers.filter { $0 != user }
         }
 
         mutating func initialize() -> AppAction {
@@ -68,7 +80,8 @@ public struct AppHistoryGenerator: Sendable {
 
         private enum Kind {
             case login, logout, connect, disconnect, ping, getLoggedInUser, getConnectionStatus, backgroundTaskEnabled
-            case getUser, fetchNext, addUserListener, removeUserListener, addConnectionListener, configureServices
+            case getUser, fetchNext, addUserListener, removeUserListener, addConnectionListener, removeConnectionListener
+            case configureServices
             case willResignActive, didBackground, foreground, relaunch, network, serverDrop, refuse, secondDevice
             case peerOnline, peerLeaves, advance
         }
@@ -76,7 +89,7 @@ public struct AppHistoryGenerator: Sendable {
         private static let weights: [(Kind, Int)] = [
             (.login, 6), (.logout, 2), (.connect, 8), (.disconnect, 4), (.ping, 6), (.getLoggedInUser, 1),
             (.getConnectionStatus, 1), (.backgroundTaskEnabled, 1), (.getUser, 2), (.fetchNext, 3), (.addUserListener, 3),
-            (.removeUserListener, 1), (.addConnectionListener, 2), (.configureServices, 3), (.willResignActive, 3),
+            (.removeUserListener, 1), (.addConnectionListener, 2), (.removeConnectionListener, 1), (.configureServices, 3), (.willResignActive, 3),
             (.didBackground, 6), (.foreground, 6), (.relaunch, 1), (.network, 8), (.serverDrop, 3), (.refuse, 5),
             (.secondDevice, 3), (.peerOnline, 4), (.peerLeaves, 3), (.advance, 24),
         ]
@@ -99,18 +112,19 @@ public struct AppHistoryGenerator: Sendable {
             case .getLoggedInUser: .call("getLoggedInUser")
             case .getConnectionStatus: .call("getConnectionStatus")
             case .backgroundTaskEnabled: .call("backgroundTaskEnabled")
-            case .getUser: .call("getUser", .string(random.pick(AppHistoryGenerator.peers + ["alice", "nobody"])))
+            case .getUser: .call("getUser", .string(random.pick(peers + [user, "nobody"])))
             case .fetchNext: fetchNext()
             case .addUserListener: .call("addUserListener", "l1")
             case .removeUserListener: .call("removeUserListener", "l1")
-            case .addConnectionListener: .call("addConnectionListener", "c1")
+            case .addConnectionListener: .call("addConnectionListener", random.chance(0.7) ? "c1" : "c2")
+            case .removeConnectionListener: .call("removeConnectionListener", random.chance(0.7) ? "c1" : "c2")
             case .configureServices: .call("configureServices", random.chance(0.5) ? "willResignActive" : "didBackground")
             case .willResignActive: .environment("willResignActive")
             case .didBackground: .environment("didBackground")
             case .foreground: .environment("foreground")
             case .relaunch: .environment("relaunch")
             case .network: network()
-            case .serverDrop: .serverDrop(uid: "alice")
+            case .serverDrop: .serverDrop(uid: user)
             case .refuse: .refuseConnections(random.chance(0.5))
             case .secondDevice: secondDevice()
             case .peerOnline: peerOnline()
@@ -121,9 +135,9 @@ public struct AppHistoryGenerator: Sendable {
 
         private mutating func loginArgument() -> JSONValue {
             switch random.weighted([(0, 85), (1, 10), (2, 5)]) {
-            case 0: "alice"
+            case 0: .string(user)
             case 1: "nobody"
-            default: ["uid": "alice", "authKey": "wrong-key"]
+            default: ["uid": .string(user), "authKey": "wrong-key"]
             }
         }
 
@@ -146,14 +160,14 @@ public struct AppHistoryGenerator: Sendable {
         }
 
         private mutating func secondDevice() -> AppAction {
-            let (device, platform) = random.chance(0.75) ? ("alice-tablet", Platform.mobile) : ("alice-laptop", .desktop)
+            let (device, platform) = random.chance(0.75) ? ("\(user)-tablet", Platform.mobile) : ("\(user)-laptop", .desktop)
             let name = wireName(device)
             open.append(name)
-            return .deviceLogin(name: name, uid: "alice", device: device, platform: platform, kind: "second device")
+            return .deviceLogin(name: name, uid: user, device: device, platform: platform, kind: "second device")
         }
 
         private mutating func peerOnline() -> AppAction {
-            let uid = random.pick(AppHistoryGenerator.peers)
+            let uid = random.pick(peers)
             let name = wireName(uid)
             open.append(name)
             return .deviceLogin(name: name, uid: uid, device: "\(uid)-phone", platform: .mobile, kind: "peer online")

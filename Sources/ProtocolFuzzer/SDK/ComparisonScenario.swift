@@ -10,11 +10,12 @@ import ConformanceHarness
 ///
 /// What is compared (docs/FUZZING.md, "Comparison rules"), for the app's client:
 /// `status`, `loggedInUser` and `backgroundTaskEnabled` (equal); `connectionEvents`
-/// (the same list); `connectAttempts` (the same number of socket openings, each at the
+/// (the same list); `connectionListeners` (each connection listener's calls);
+/// `connectAttempts` (the same number of socket openings, each at the
 /// same time within the run's tolerance); `received` (the same presence events: each
-/// change, user, listener, time and user's lastActiveAt with its count, and the
-/// total); `result` of the last call (the same error code, or success with the same
-/// user, status, flag or page).
+/// change, user, listener, time, user's lastActiveAt and blocking flags with its count,
+/// and the total); `result` of the last call (the same error code, or success with the
+/// same user, status, flag or page).
 /// An observation is compared only when the driver's handshake lists the event kind
 /// or command it comes from.
 public struct ComparisonScenario: Sendable {
@@ -32,6 +33,7 @@ public struct ComparisonScenario: Sendable {
     public struct Observables: Sendable {
         public var inspect: Bool
         public var connection: Bool
+        public var connectionListener: Bool
         public var socketOpening: Bool
         public var presence: Bool
         /// Whether users' `lastActiveAt` is compared (not in wall-clock runs, where the
@@ -41,12 +43,14 @@ public struct ComparisonScenario: Sendable {
         public init(commands: Set<String>, events: Set<String>) {
             inspect = commands.contains("inspect")
             connection = events.contains("connection")
+            connectionListener = events.contains("connectionListener")
             socketOpening = events.contains("socketOpening")
             presence = events.contains("presence")
         }
 
         /// Everything (the reference model reports it all).
-        public static let all = Observables(commands: ["inspect"], events: ["connection", "socketOpening", "presence"])
+        public static let all = Observables(commands: ["inspect"],
+                                            events: ["connection", "connectionListener", "socketOpening", "presence"])
     }
 
     public var scenario: Scenario
@@ -65,7 +69,11 @@ public struct ComparisonScenario: Sendable {
         actionOfStep = [nil]
         isCheck = [false]
         var plainStep = 1
+        var listeners: Set<String> = []
         for (index, action) in history.actions.enumerated() {
+            if action.command == "addConnectionListener", let id = action.steps.first?.objectValue?.first(where: { _ in true })?.value.stringValue {
+                listeners.insert(id)
+            }
             plainStep += action.steps.count
             let record = checks == .none ? nil : records[plainStep - 1][AppAction.client]
             for (offset, step) in action.steps.enumerated() {
@@ -80,7 +88,7 @@ public struct ComparisonScenario: Sendable {
                 isCheck.append(false)
             }
             guard let record, checks == .everyStep || index == history.actions.count - 1 else { continue }
-            rawSteps.append(["expect": .object(Self.expectations(record, observables: observables))])
+            rawSteps.append(["expect": .object(Self.expectations(record, listeners: listeners, observables: observables))])
             actionOfStep.append(index)
             isCheck.append(true)
         }
@@ -94,8 +102,9 @@ public struct ComparisonScenario: Sendable {
         history.actions[...action].reduce(0) { $0 + $1.steps.count }
     }
 
-    /// The assertions that check an SDK client against `record`.
-    static func expectations(_ record: ClientRecord, observables: Observables) -> JSONObject {
+    /// The assertions that check an SDK client against `record`; `listeners` are the
+    /// connection listener ids added so far (each is checked, also when never called).
+    static func expectations(_ record: ClientRecord, listeners: Set<String>, observables: Observables) -> JSONObject {
         let subject = AppAction.client
         var checks = JSONObject()
         if observables.inspect {
@@ -105,6 +114,11 @@ public struct ComparisonScenario: Sendable {
         }
         if observables.connection {
             checks["\(subject).connectionEvents"] = .array(record.connectionEvents.map { .string($0) })
+        }
+        if observables.connectionListener, !listeners.isEmpty {
+            checks["\(subject).connectionListeners"] = .object(JSONObject(listeners.sorted().map { id in
+                (id, .array((record.listenerCalls[id] ?? []).map { .string($0) }))
+            }))
         }
         if observables.socketOpening {
             checks["\(subject).connectAttempts"] = ["at": .array(record.attempts.map(Self.seconds)), "exact": true]
@@ -121,6 +135,8 @@ public struct ComparisonScenario: Sendable {
                 var pattern = JSONObject([("event", .string(event.change)), ("uid", .string(event.uid)),
                                           ("listener", .string(event.listener)), ("at", Self.seconds(event.at))])
                 if observables.lastActiveAt { pattern["lastActiveAt"] = .double(event.lastActiveAt) }
+                pattern["hasBlockedMe"] = .bool(event.hasBlockedMe)
+                pattern["blockedByMe"] = .bool(event.blockedByMe)
                 pattern["count"] = .integer(Int64(counted[event]!))
                 patterns.append(.object(pattern))
             }
