@@ -1217,6 +1217,7 @@ steps:
 id: connection/listeners/each-called-once
 title: Every registered connection listener is called exactly once per connection event, through a loss and a reconnection
 source: "000_b8b030ded7652e86.txt, Connection Status (the connection listener receives each status change)"
+rules: [connection.listener-event-per-change, connection.listener-ids, transport.drop-reconnects, reconnection.status-connecting-during-backoff]
 steps:
   - client: a
   - a.init: {}
@@ -1227,6 +1228,7 @@ steps:
   - server.fault: { fault: drop, uid: alice }
   - advance: 1s
   - expect:
+      rule: connection.listener-event-per-change
       a.status: connected
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       a.connectionListeners:
@@ -1237,6 +1239,7 @@ steps:
 id: connection/listeners/remove-stops-calls
 title: After removeConnectionListener that listener is called no more; a listener added later hears only what follows, and the others go on
 source: "000_b8b030ded7652e86.txt, Connection Status (listeners are added and removed by id)"
+rules: [connection.listener-ids, connection.listener-event-per-change, transport.drop-reconnects, connection.logout-closes-socket]
 steps:
   - client: a
   - a.init: {}
@@ -1251,6 +1254,7 @@ steps:
   - a.removeConnectionListener: second
   - a.logout: {}
   - expect:
+      rule: connection.listener-ids
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected, disconnected]
       a.connectionListeners:
         first: [connecting, connected]
@@ -2208,13 +2212,14 @@ steps:
 id: presence/blocked/flags-survive-the-user-cache
 title: A blocked user looked up first, then heard coming online and going offline, keeps blockedByMe true in every copy the app gets
 source: "004_376028ecd0ea17fe.txt, Check User Status and CometChatUserDelegate (hasBlockedMe, blockedByMe in each user object)"
+rules: [presence.blocked-flags-per-viewer, presence.blocked-still-seen, users.get-user]
 steps:
   - client: c
   - c.init: { presence: all }
   - c.addUserListener: main
   - c.login: carol
   - c.getUser: mallory
-  - expect: { c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } } }
+  - expect: { rule: presence.blocked-still-seen, c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } } }
   - advance: 1s
   - wire: m
   - m.login: { uid: mallory }
@@ -2222,6 +2227,7 @@ steps:
   - m.logout: {}
   - c.getUser: mallory
   - expect:
+      rule: presence.blocked-still-seen
       c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } }
       c.received:
         - { event: online, uid: mallory, at: 1, blockedByMe: true, hasBlockedMe: false, count: 1 }
@@ -2231,6 +2237,7 @@ steps:
 id: presence/blocked/presence-delivered-both-ways
 title: Blocking does not hide presence - ivan, who has blocked judy, hears her come and go, and she hears him, each change flagged from the receiver's side
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (onUserOnline / onUserOffline user object: hasBlockedMe, blockedByMe)"
+rules: [presence.blocked-still-seen, presence.blocked-flags-per-viewer, presence.no-snapshot]
 steps:
   - client: i
   - i.init: { presence: all }
@@ -2246,6 +2253,7 @@ steps:
   - advance: 1s
   - j.logout: {}
   - expect:
+      rule: presence.blocked-still-seen
       i.received:
         - { event: online, uid: judy, at: 1, blockedByMe: true, hasBlockedMe: false, count: 1 }
         - { event: offline, uid: judy, at: 3, count: 0 }
@@ -2404,6 +2412,7 @@ steps:
 id: presence/listeners/each-called-once-per-event
 title: Two user listeners each get every presence change exactly once, also across the user's second session and a reconnection of the app
 source: "004_376028ecd0ea17fe.txt, Start Listening for Presence (onUserOnline / onUserOffline, each change once)"
+rules: [presence.listener-once-per-event, presence.delegate-events, presence.subscription-per-session, transport.drop-reconnects]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2421,6 +2430,7 @@ steps:
   - wire: bob2
   - bob2.login: { uid: bob }
   - expect:
+      rule: presence.listener-once-per-event
       a.status: connected
       a.received:
         - { event: online, uid: bob, listener: first, at: 1, count: 1 }
@@ -2645,6 +2655,7 @@ steps:
 id: reconnection/cometchat/backoff-resets-after-success
 title: After a reconnection succeeds, the next loss starts again from the first interval (0.05 s), not where the last loop stopped
 source: "003_679c9ad3fd31654b.txt, Reconnection intervals (the schedule starts over for a new loss); CometChat reuses it (project choice, see docs/CONFORMANCE.md)"
+rules: [reconnection.reset-after-success, reconnection.exponential-backoff, reconnection.cometchat-reuses-schedule, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 profile: cometchat-ios
 steps:
   - client: a
@@ -2657,11 +2668,13 @@ steps:
   - server.clearFaults: {}
   - advance: 2s
   - expect:
+      rule: reconnection.reset-after-success
       a.status: connected
       a.connectAttempts: { at: [10.05, 10.3, 10.8, 11.8, 13.8], after: 5, exact: true }
   - server.fault: { fault: drop, uid: alice }
   - advance: 1s
   - expect:
+      rule: reconnection.reset-after-success
       a.status: connected
       a.connectAttempts: { at: [14.05], after: 13.9, exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected, disconnected, connecting, connected]
@@ -2721,6 +2734,7 @@ steps:
 id: reconnection/cometchat/logout-during-backoff-stops
 title: A logout while the reconnection loop waits ends the loop - no socket is opened for the logged-out user afterwards
 source: "000_b8b030ded7652e86.txt, Auto Mode (logout ends the connection); 003_679c9ad3fd31654b.txt, Automatic reconnection (the loop runs for a logged-in user)"
+rules: [connection.logout-closes-socket, reconnection.without-app-action, reconnection.cometchat-reuses-schedule, reconnection.backoff-schedule]
 profile: cometchat-ios
 steps:
   - client: a
@@ -2824,6 +2838,7 @@ steps:
 id: reconnection/nexconn/backoff-resets-after-success
 title: After a reconnection succeeds, the next loss starts again from the first interval (0.05 s), not where the last loop stopped
 source: "003_679c9ad3fd31654b.txt, Reconnection intervals (each new loss starts from 0.05 s)"
+rules: [reconnection.reset-after-success, reconnection.exponential-backoff, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2836,11 +2851,13 @@ steps:
   - server.clearFaults: {}
   - advance: 2s
   - expect:
+      rule: reconnection.reset-after-success
       a.status: connected
       a.connectAttempts: { at: [10.05, 10.3, 10.8, 11.8, 13.8], after: 5, exact: true }
   - server.fault: { fault: drop, uid: alice }
   - advance: 1s
   - expect:
+      rule: reconnection.reset-after-success
       a.status: connected
       a.connectAttempts: { at: [14.05], after: 13.9, exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected, disconnected, connecting, connected]
@@ -3326,6 +3343,7 @@ steps:
 id: users/list/blocked-flags
 title: A users page flags each user from the caller's side - for mallory, carol has blocked her; for carol, mallory is blocked; for dave, neither
 source: "004_376028ecd0ea17fe.txt, Retrieve users (user objects in the list: hasBlockedMe, blockedByMe)"
+rules: [users.list-presence-fields, presence.blocked-flags-per-viewer, users.list-order-and-content]
 steps:
   - wire: cw
   - cw.login: { uid: carol }
@@ -3334,12 +3352,14 @@ steps:
   - m.login: mallory
   - m.fetchNext: { request: online, limit: 30, status: online }
   - expect:
+      rule: users.list-order-and-content
       m.result: { uids: [carol, mallory], "users[0].hasBlockedMe": true, "users[0].blockedByMe": false }
   - client: c
   - c.init: {}
   - c.login: carol
   - c.fetchNext: { request: online, limit: 30, status: online }
   - expect:
+      rule: users.list-order-and-content
       c.result: { uids: [carol, mallory], "users[1].blockedByMe": true, "users[1].hasBlockedMe": false }
 """##),
         ("users/list-default.yaml", ##"""
