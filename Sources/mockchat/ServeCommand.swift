@@ -2,6 +2,7 @@ import ArgumentParser
 import EventLoop
 import Foundation
 import Logging
+import MockChatCore
 import MockChatServer
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
@@ -84,14 +85,23 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Cluster: a killed node's users go offline on the other nodes within this many milliseconds.")
     var nodeTtl: Int64 = 3000
 
+    /// The largest --trace-memory, in MiB: 1 TiB.
+    static let maxTraceMemory = 1 << 20
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         if trace != nil && record != nil {
             throw ValidationError("give --trace FILE or --record FILE, not both: a recording is the trace with every frame whole")
         }
-        guard traceCapacity >= 0 else { throw ValidationError("--trace-capacity must be 0 or more") }
-        guard maxPendingLogins >= 1 else { throw ValidationError("--max-pending-logins must be 1 or more") }
-        guard traceMemory >= 0 else { throw ValidationError("--trace-memory must be 0 or more MiB") }
+        do throws(BoundedNumberError) {
+            _ = try BoundedNumber.check(traceCapacity, "--trace-capacity", in: 0...100_000_000, unit: "entries")
+            _ = try BoundedNumber.check(maxPendingLogins, "--max-pending-logins", in: 1...1_000_000, unit: "sessions")
+            // Converted to bytes with `<< 20`: the bound keeps the shift inside Int.
+            _ = try BoundedNumber.check(traceMemory, "--trace-memory", in: 0...Self.maxTraceMemory, unit: "MiB")
+            _ = try BoundedNumber.check(nodeTtl, "--node-ttl", in: 30...86_400_000, unit: "milliseconds")
+        } catch {
+            throw ValidationError(error.description)
+        }
         if controlFromAnywhere && (token ?? "").isEmpty {
             throw ValidationError("--control-from-anywhere needs --control-token: the control API can drop every user")
         }
@@ -104,7 +114,6 @@ struct ServeCommand: ParsableCommand {
         guard clock == .system else {
             throw ValidationError("--clock virtual cannot be used with --cluster: the virtual clock is one process's; nodes share real time")
         }
-        guard nodeTtl >= 30 else { throw ValidationError("--node-ttl \(nodeTtl): must be at least 30 milliseconds") }
     }
 
     func run() throws {

@@ -44,6 +44,19 @@ struct ServeCommandTests {
         #expect(stderr.contains("cannot write the trace file '\(path)': \(reason)"))
     }
 
+    /// 2^44 MiB shifted to bytes overflowed to 0, and the server kept no trace at all.
+    @Test(arguments: [
+        (["--trace-memory", "17592186044416"], "--trace-memory must be an integer from 0 to 1048576 MiB, not 17592186044416"),
+        (["--trace-capacity=-1"], "--trace-capacity must be an integer from 0 to 100000000 entries, not -1"),
+        (["--cluster", "redis://127.0.0.1:6379", "--node", "a", "--node-ttl", "9223372036854775807"],
+         "--node-ttl must be an integer from 30 to 86400000 milliseconds"),
+    ])
+    func aNumericFlagOutOfRangeIsAUsageError(flags: [String], message: String) throws {
+        let (status, stderr) = try run(["serve", "--port", "0"] + flags)
+        #expect(status == 64)
+        #expect(stderr.contains(message), "\(stderr)")
+    }
+
     @Test func controlFromAnywhereNeedsAToken() throws {
         let (status, stderr) = try run(["serve", "--port", "0", "--control-from-anywhere"])
         #expect(status != 0)

@@ -1,5 +1,6 @@
 import ChatProtocol
 import EventLoop
+import MockChatCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,10 +28,12 @@ extension ChatServer {
             case "POST /control/reset":
                 var clock: Instant?
                 if let seconds = body["clock"] {
-                    guard loop.clock.isVirtual, let value = seconds.doubleValue, value >= 0 else {
+                    guard loop.clock.isVirtual, let value = seconds.doubleValue else {
                         throw ControlError(400, "'clock' needs the virtual clock and a number of Unix seconds")
                     }
-                    clock = Instant(seconds: value)
+                    clock = try ControlError.checking { () throws(BoundedNumberError) in
+                        try BoundedNumber.instant(seconds: value, "'clock'")
+                    }
                 }
                 // Cluster mode: Redis forgets every device first, so this node's closes announce nothing.
                 cluster?.reset()
@@ -74,8 +77,9 @@ extension ChatServer {
             case "POST /control/debug/stall":
                 // Debug builds only: blocks the loop, as a long GC pause or a slow disk
                 // would, so tests can check that the server's own stall harms nobody.
-                guard let ms = body["ms"]?.intValue, (1...10_000).contains(ms) else {
-                    throw ControlError(400, "stall needs 'ms', an integer from 1 to 10000")
+                guard let given = body["ms"]?.intValue else { throw ControlError(400, "stall needs 'ms', an integer from 1 to 10000") }
+                let ms = try ControlError.checking { () throws(BoundedNumberError) in
+                    try BoundedNumber.check(given, "'ms'", in: 1...10_000, unit: "milliseconds")
                 }
                 usleep(UInt32(ms) * 1000)
                 result = ["ok": true, "stalledMs": .integer(ms)]
@@ -167,16 +171,19 @@ extension ChatServer {
 
     private func advanceClock(_ body: JSONValue) throws(ControlError) -> JSONValue {
         guard loop.clock.isVirtual else { throw ControlError(409, "the clock is the system clock; start with --clock virtual") }
+        // At most a year, checked before the seconds become milliseconds.
+        let year: Int64 = 366 * 86_400
         let milliseconds: Int64
         if let ms = body["ms"]?.intValue {
-            milliseconds = ms
+            milliseconds = try ControlError.checking { () throws(BoundedNumberError) in
+                try BoundedNumber.check(ms, "'ms'", in: 0...year * 1000, unit: "milliseconds")
+            }
         } else if let seconds = body["seconds"]?.doubleValue {
-            milliseconds = Int64((seconds * 1000).rounded())
+            milliseconds = try ControlError.checking { () throws(BoundedNumberError) in
+                try BoundedNumber.milliseconds(seconds: seconds, "'seconds'", in: 0...Double(year))
+            }
         } else {
             throw ControlError(400, "give 'ms' (integer) or 'seconds' (number)")
-        }
-        guard milliseconds >= 0, milliseconds <= 366 * 86_400_000 else {
-            throw ControlError(400, "the advance must be between 0 and one year")
         }
         let target = loop.clock.now.advanced(by: milliseconds)
         let fired = loop.clock.advance(to: target)
@@ -224,5 +231,10 @@ struct ControlError: Error {
     init(_ status: Int, _ message: String) {
         self.status = status
         self.message = message
+    }
+
+    /// The result of `body`, whose number out of range becomes a 400 naming its field.
+    static func checking<T>(_ body: () throws(BoundedNumberError) -> T) throws(ControlError) -> T {
+        do throws(BoundedNumberError) { return try body() } catch { throw ControlError(400, error.description) }
     }
 }

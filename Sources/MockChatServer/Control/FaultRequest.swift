@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 
 /// A `POST /control/faults` body, checked in full before anything changes
 /// (docs/PROTOCOL.md, 12.7): unknown faults and fields, wrong types and numbers out
@@ -89,10 +90,10 @@ struct FaultRequest {
             if let what { throw ControlError(400, "\(what), an integer from \(range.lowerBound) to \(range.upperBound)") }
             return nil
         }
-        guard let number = value.intValue, range.contains(number) else {
-            throw ControlError(400, "\(what ?? "'\(key)' must be") an integer from \(range.lowerBound) to \(range.upperBound)")
+        guard let number = value.intValue else {
+            throw ControlError(400, "\(what.map { $0 + "," } ?? "'\(key)' must be") an integer from \(range.lowerBound) to \(range.upperBound)")
         }
-        return number
+        return try ControlError.checking { () throws(BoundedNumberError) in try BoundedNumber.check(number, "'\(key)'", in: range) }
     }
 
     private static func link(_ body: JSONValue, enabled: Bool) throws(ControlError) -> ([LinkDirection], LinkShape?) {
@@ -125,10 +126,10 @@ struct FaultRequest {
         }
         var percent = 0.0
         if let value = body["dropPercent"] {
-            guard let number = value.doubleValue, (0...100).contains(number) else {
-                throw ControlError(400, "'dropPercent' must be a number from 0 to 100")
+            guard let number = value.doubleValue else { throw ControlError(400, "'dropPercent' must be a number from 0 to 100") }
+            percent = try ControlError.checking { () throws(BoundedNumberError) in
+                try BoundedNumber.check(number, "'dropPercent'", in: 0...100, unit: "percent")
             }
-            percent = number
         }
         var seed: UInt64 = 1
         if let value = body["seed"] {

@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 
 /// The app as the server is configured for it (`app.json`): credentials, timeouts and
 /// device policy. Not the SDK's `AppSettings`, which is what an app passes to `init`.
@@ -49,16 +50,10 @@ public struct AppConfiguration: Sendable, Equatable {
             authKey = text
         }
         if let value = object["heartbeatTimeout"] {
-            guard let seconds = value.doubleValue, seconds > 0, seconds <= 86_400 else {
-                throw FixtureError("'heartbeatTimeout' must be seconds in (0, 86400]")
-            }
-            heartbeatTimeoutMilliseconds = Int64((seconds * 1000).rounded())
+            heartbeatTimeoutMilliseconds = try Self.milliseconds(value, "'heartbeatTimeout'")
         }
         if let value = object["loginTimeout"] {
-            guard let seconds = value.doubleValue, seconds > 0, seconds <= 86_400 else {
-                throw FixtureError("'loginTimeout' must be seconds in (0, 86400]")
-            }
-            loginTimeoutMilliseconds = Int64((seconds * 1000).rounded())
+            loginTimeoutMilliseconds = try Self.milliseconds(value, "'loginTimeout'")
         }
         if let value = object["devicePolicy"] {
             guard let count = value["mobileDevicesPerUser"]?.intValue, count >= 1, count <= 1000 else {
@@ -69,6 +64,16 @@ public struct AppConfiguration: Sendable, Equatable {
         if let value = object["clientKickControl"] {
             guard let flag = value.boolValue else { throw FixtureError("'clientKickControl' must be a boolean") }
             clientKickControl = flag
+        }
+    }
+
+    /// A timeout of one millisecond to one day, given in seconds.
+    private static func milliseconds(_ value: JSONValue, _ field: String) throws(FixtureError) -> Int64 {
+        guard let seconds = value.doubleValue else { throw FixtureError("\(field) must be a number of seconds, not \(value.typeName)") }
+        do throws(BoundedNumberError) {
+            return try BoundedNumber.milliseconds(seconds: seconds, field, in: 0.001...86_400)
+        } catch {
+            throw FixtureError(error.description)
         }
     }
 
