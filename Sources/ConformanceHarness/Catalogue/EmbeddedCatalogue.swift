@@ -8,6 +8,7 @@ public enum EmbeddedCatalogue {
 id: background/auto/drops-at-once
 title: In auto mode without background services the socket closes (1001) the moment the app enters the background
 source: "000_b8b030ded7652e86.txt, Auto Mode (app in background: disconnected immediately) and Default SDK behaviour"
+rules: [background.depends-on-settings, background.auto-closes-at-once, background.close-code, presence.offline-last-active-at, connection.listener-event-per-change]
 steps:
   - wire: watcher
   - watcher.login: { uid: carol, presence: all }
@@ -19,6 +20,7 @@ steps:
   - expect: { a.status: connected }
   - a.didBackground: {}
   - expect:
+      rules: [background.close-code, presence.offline-last-active-at, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
       server.closed: { uid: alice, code: 1001, at: 5 }
@@ -29,6 +31,7 @@ steps:
 id: background/auto/foreground-reconnects
 title: When the app returns to the foreground, auto mode reconnects at once and the user is online again
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour (reconnected when the app comes back to the foreground)"
+rules: [background.auto-foreground-reconnects, reconnection.foreground-tries-at-once, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: {}
@@ -38,6 +41,7 @@ steps:
   - advance: 65s
   - a.foreground: {}
   - expect:
+      rules: [reconnection.foreground-tries-at-once, connection.listener-event-per-change]
       a.status: connected
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       a.connectAttempts: { at: [0, 65], exact: true }
@@ -48,6 +52,7 @@ steps:
 id: background/auto/no-reconnect-in-background
 title: While the app stays in the background, auto mode makes no connection attempt, even across a network change
 source: "000_b8b030ded7652e86.txt, Auto Mode (background: disconnected) and Reconnection (reconnection is a foreground behaviour)"
+rules: [background.auto-closes-at-once, background.no-reconnect-in-background]
 steps:
   - client: a
   - a.init: {}
@@ -60,6 +65,7 @@ steps:
   - a.network: up
   - advance: 30m
   - expect:
+      rule: background.no-reconnect-in-background
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
@@ -68,6 +74,7 @@ steps:
 id: background/manual/disconnect-in-background-not-undone
 title: disconnect() called while in the background is not undone on return to the foreground; connect() is required
 source: "000_b8b030ded7652e86.txt, Reconnection (manual mode: after disconnect() call connect())"
+rules: [background.manual-lost-needs-connect, connection.disconnect-persists, codes.disconnect-close-code]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -77,43 +84,47 @@ steps:
   - a.didBackground: {}
   - advance: 10s
   - a.disconnect: {}
-  - expect: { a.status: disconnected, server.closed: { uid: alice, code: 1000, at: 10 } }
+  - expect: { a.status: disconnected, server.closed: { uid: alice, code: 1000, at: 10 }, rules: [connection.disconnect-persists, codes.disconnect-close-code] }
   - advance: 20s
   - a.foreground: {}
   - advance: 10m
   - expect:
+      rule: connection.disconnect-persists
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.connect: {}
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rule: connection.disconnect-persists }
 """##),
         ("background/manual-dropped-at-30s.yaml", ##"""
 id: background/manual/dropped-at-30s-without-ping
 title: A manual-mode socket in the background is dropped 30 s after the last frame when the app does not ping
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour"
+rules: [background.depends-on-settings, background.manual-dropped-without-ping, background.manual-last-ping, server.idle-timeout, server.idle-timeout-exact, server.idle-timeout-value, background.no-reconnect-in-background]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
   - a.login: alice
   - a.connect: {}
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [background.manual-last-ping, server.idle-timeout-exact, server.idle-timeout-value, background.no-reconnect-in-background] }
   - a.willResignActive: {}
   - a.didBackground: {}
   - advance: 29.999
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [background.manual-last-ping, server.idle-timeout-exact, server.idle-timeout-value, background.no-reconnect-in-background] }
   - advance: 1ms
   - expect:
+      rules: [background.manual-last-ping, server.idle-timeout-exact, server.idle-timeout-value, background.no-reconnect-in-background]
       a.status: disconnected
       server.online: []
       server.closed: { uid: alice, code: 4002, at: 30 }
   - advance: 10m
-  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true } }
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true }, rules: [background.manual-last-ping, server.idle-timeout-exact, server.idle-timeout-value, background.no-reconnect-in-background] }
 """##),
         ("background/manual-dropped-needs-connect.yaml", ##"""
 id: background/manual/dropped-needs-connect-after-foreground
 title: After the background drop, a manual-mode app returning to the foreground stays disconnected until it calls connect()
 source: "000_b8b030ded7652e86.txt, Reconnection (manual mode: a socket lost in the background needs connect())"
+rules: [background.manual-lost-needs-connect, background.manual-last-ping, server.idle-timeout-exact, background.no-reconnect-in-background]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -122,15 +133,17 @@ steps:
   - a.willResignActive: {}
   - a.didBackground: {}
   - advance: 1m
-  - expect: { a.status: disconnected, server.closed: { uid: alice, code: 4002, at: 30 } }
+  - expect: { a.status: disconnected, server.closed: { uid: alice, code: 4002, at: 30 }, rules: [background.manual-last-ping, server.idle-timeout-exact, background.no-reconnect-in-background] }
   - a.foreground: {}
   - advance: 10m
   - expect:
+      rules: [background.manual-last-ping, server.idle-timeout-exact, background.no-reconnect-in-background]
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.connect: {}
   - expect:
+      rules: [background.manual-last-ping, server.idle-timeout-exact, background.no-reconnect-in-background]
       a.status: connected
       a.connectAttempts: { at: [0, 660], exact: true }
       server.online: [alice]
@@ -139,6 +152,7 @@ steps:
 id: background/manual/events-missed-while-down
 title: Presence events sent while a manual-mode app's socket was dropped in the background are never delivered, later ones are
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (without pings, messages sent while in the background are lost)"
+rules: [background.manual-dropped-without-ping, background.manual-last-ping, server.idle-timeout-exact, presence.delegate-events]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false, presence: all }
@@ -159,6 +173,7 @@ steps:
   - wire: dave
   - dave.login: { uid: dave }
   - expect:
+      rules: [background.manual-last-ping, server.idle-timeout-exact]
       server.closed: { uid: alice, code: 4002, at: 30 }
       a.received:
         - { event: online, uid: bob, at: 20, count: 1 }
@@ -170,6 +185,7 @@ steps:
 id: background/manual/foreground-within-30s-keeps-connection
 title: A manual-mode app that returns to the foreground within 30 s keeps its socket, and its heartbeat keeps it up afterwards
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (the socket lives for 30 s after the app goes to the background)"
+rules: [background.foreground-keeps-connection, background.heartbeat-resumes-on-foreground]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -181,6 +197,7 @@ steps:
   - a.foreground: {}
   - advance: 10m
   - expect:
+      rule: background.heartbeat-resumes-on-foreground
       a.status: connected
       a.connectAttempts: { at: [0], exact: true }
       server.closed: { uid: alice, count: 0 }
@@ -190,6 +207,7 @@ steps:
 id: background/manual/ping-every-25s-keeps-alive
 title: A manual-mode app that pings every 25 s in the background stays connected for 10 minutes, and is dropped 30 s after its last ping
 source: "000_b8b030ded7652e86.txt, Maintain long-standing background connection (background strategy example: a ping every 25 s)"
+rules: [background.manual-kept-with-pings, background.manual-ping-strategy, server.idle-timeout-exact, presence.offline-last-active-at]
 steps:
   - client: w
   - w.init: { presence: all }
@@ -250,15 +268,17 @@ steps:
   - advance: 25s
   - a.ping: {}
   - expect:
+      rules: [server.idle-timeout-exact, presence.offline-last-active-at]
       a.status: connected
       server.online: [alice, carol]
       server.received: { from: alice, op: ping, count: 25 }
       server.closed: { uid: alice, count: 0 }
       w.received: { event: offline, count: 0 }
   - advance: 29.999
-  - expect: { a.status: connected }
+  - expect: { a.status: connected, rule: server.idle-timeout-exact }
   - advance: 1ms
   - expect:
+      rules: [server.idle-timeout-exact, presence.offline-last-active-at]
       a.status: disconnected
       server.closed: { uid: alice, code: 4002, at: 630 }
       w.received: { event: offline, uid: alice, at: 630, count: 1 }
@@ -268,6 +288,7 @@ steps:
 id: background/manual/ping-just-inside-window
 title: A background ping 29.999 s after the last frame restarts the 30 s window - the socket then lives until 30 s after that ping
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (ping within 30 seconds keeps the connection)"
+rules: [background.manual-kept-with-pings, background.manual-deadline-exclusive, background.manual-last-ping, server.idle-timeout-exact]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -277,11 +298,12 @@ steps:
   - a.didBackground: {}
   - advance: 29.999
   - a.ping: {}
-  - expect: { a.result: { ok: true } }
+  - expect: { a.result: { ok: true }, rule: background.manual-deadline-exclusive }
   - advance: 29.999
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [background.manual-deadline-exclusive, background.manual-last-ping, server.idle-timeout-exact] }
   - advance: 1ms
   - expect:
+      rules: [background.manual-deadline-exclusive, background.manual-last-ping, server.idle-timeout-exact]
       a.status: disconnected
       server.closed: { uid: alice, code: 4002, at: 59.998 }
 """##),
@@ -289,6 +311,7 @@ steps:
 id: background/manual/ping-at-30s-is-too-late
 title: A manual-mode app whose first background ping comes exactly 30 s after entering the background has already lost the socket
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (ping within 30 seconds) and Common Error Codes (ERR_WEBSOCKET_ERROR)"
+rules: [background.manual-dropped-without-ping, background.manual-deadline-exclusive, background.manual-last-ping, server.idle-timeout-exact, calls.need-connection]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -301,6 +324,7 @@ steps:
   - a.ping: {}
     expect_error: ERR_WEBSOCKET_ERROR
   - expect:
+      rules: [background.manual-deadline-exclusive, background.manual-last-ping, server.idle-timeout-exact, calls.need-connection]
       a.status: disconnected
       server.closed: { uid: alice, code: 4002, at: 33 }
 """##),
@@ -308,6 +332,7 @@ steps:
 id: background/nexconn/configure-services-no-effect
 title: configureServices does not change the Nexconn background rule - the connection still lasts 2 minutes, not 30 s
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (about 2 minutes); project choice: the Nexconn page has no background-task API"
+rules: [background.nexconn-no-services, background.nexconn-two-minutes, background.nexconn-disconnect-after, background.close-code]
 profile: nexconn-ios
 steps:
   - client: a
@@ -318,9 +343,10 @@ steps:
   - a.didBackground: {}
   - a.configureServices: didBackground
   - advance: 60s
-  - expect: { a.status: connected, a.backgroundTaskEnabled: false }
+  - expect: { a.status: connected, a.backgroundTaskEnabled: false, rules: [background.nexconn-no-services, background.nexconn-disconnect-after] }
   - advance: 60s
   - expect:
+      rules: [background.nexconn-no-services, background.nexconn-disconnect-after, background.close-code]
       a.status: disconnected
       server.closed: { uid: alice, code: 1001, at: 120 }
 """##),
@@ -328,6 +354,7 @@ steps:
 id: background/nexconn/foreground-reconnects
 title: After the background disconnect, the Nexconn SDK reconnects by itself as soon as the app returns to the foreground
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (app in background: reconnects automatically on return to the foreground)"
+rules: [background.nexconn-foreground-reconnects, background.nexconn-two-minutes, background.nexconn-disconnect-after, reconnection.foreground-tries-at-once, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: a
@@ -338,6 +365,7 @@ steps:
   - advance: 5m
   - a.foreground: {}
   - expect:
+      rules: [background.nexconn-disconnect-after, reconnection.foreground-tries-at-once, connection.listener-event-per-change]
       a.status: connected
       a.connectAttempts: { at: [0, 300], exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
@@ -348,6 +376,7 @@ steps:
 id: background/nexconn/login-in-background-kept-two-minutes
 title: The Nexconn 2-minute background window counts from didBackground - a login made in the background connects, keeps its heartbeat, and ends with the window; a login still waiting for the network then fails
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (app in background: disconnects after approximately 2 minutes; no network: reconnection pauses) - docs/CONFORMANCE.md, D8 and D32"
+rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn]
 profile: nexconn-ios
 steps:
   - client: a
@@ -357,11 +386,13 @@ steps:
   - a.login: alice
   - advance: 109.999
   - expect:
+      rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn]
       a.status: connected
       a.loggedInUser: alice
       server.closed: { uid: alice, count: 0 }
   - advance: 1ms
   - expect:
+      rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn]
       a.status: disconnected
       server.closed: { uid: alice, code: 1001, at: 120 }
   - client: b
@@ -372,14 +403,15 @@ steps:
   - advance: 10s
   - b.login: bob
   - advance: 109.999
-  - expect: { b.status: disconnected, b.loggedInUser: null, b.connectAttempts: { at: [], exact: true } }
+  - expect: { b.status: disconnected, b.loggedInUser: null, b.connectAttempts: { at: [], exact: true }, rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn] }
   - advance: 1ms
-  - expect: { b.result: { error: ERR_WEBSOCKET_ERROR }, b.loggedInUser: null }
+  - expect: { b.result: { error: ERR_WEBSOCKET_ERROR }, b.loggedInUser: null, rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn] }
 """##),
         ("background/nexconn-short-background.yaml", ##"""
 id: background/nexconn/short-background-keeps-connection
 title: A Nexconn app back in the foreground before the 2 minutes are up keeps the same connection, with no reconnection
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (disconnect only after about 2 minutes in the background)"
+rules: [background.nexconn-two-minutes, background.heartbeat-while-held, background.nexconn-disconnect-after, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: a
@@ -391,6 +423,7 @@ steps:
   - a.foreground: {}
   - advance: 10m
   - expect:
+      rules: [background.heartbeat-while-held, background.nexconn-disconnect-after, connection.listener-event-per-change]
       a.status: connected
       a.connectAttempts: { at: [0], exact: true }
       a.connectionEvents: [connecting, connected]
@@ -400,6 +433,7 @@ steps:
 id: background/nexconn/disconnects-after-two-minutes
 title: The Nexconn SDK keeps the connection for 2 minutes (120 s) in the background, then disconnects (1001)
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (app in background: disconnects after approximately 2 minutes)"
+rules: [background.nexconn-two-minutes, background.nexconn-disconnect-after, background.heartbeat-while-held, background.close-code, background.no-reconnect-in-background, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: a
@@ -410,37 +444,42 @@ steps:
   - a.didBackground: {}
   - advance: 119.999
   - expect:
+      rules: [background.nexconn-disconnect-after, background.heartbeat-while-held, background.no-reconnect-in-background]
       a.status: connected
       server.online: [alice]
       server.closed: { uid: alice, count: 0 }
   - advance: 1ms
   - expect:
+      rules: [background.nexconn-disconnect-after, background.heartbeat-while-held, background.close-code, background.no-reconnect-in-background, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
       server.closed: { uid: alice, code: 1001, at: 123 }
       server.online: []
   - advance: 1h
-  - expect: { a.connectAttempts: { at: [0], exact: true } }
+  - expect: { a.connectAttempts: { at: [0], exact: true }, rules: [background.nexconn-disconnect-after, background.heartbeat-while-held, background.no-reconnect-in-background] }
 """##),
         ("background/services-auto-configure-from-did-background.yaml", ##"""
 id: background/services/auto-configure-in-did-background-handler
 title: An auto-mode app that calls configureServices(.didBackground) from its did-enter-background handler gets the 30 s task and keeps its socket; a configuration made later finds the socket closed and starts no task
 source: "002_61d9c21ff08c0398.txt, Step 3 (application lifecycle events table: configureServices(.didBackground) from applicationDidEnterBackground; Background Task Lifecycle Flow: the task starts and keeps the connection) and Background updates behaviour (autoEstablishSocketConnection true: kept 30 seconds)"
+rules: [background.services-stand-for-setup, background.services-lifecycle-calls, background.services-handler-call, background.services-keep-connection, background.task-flag, background.task-window, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
-  - expect: { a.status: connected }
+  - expect: { a.status: connected, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
   - a.didBackground: {}
   - a.configureServices: didBackground
   - expect:
+      rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window]
       a.status: connected
       a.backgroundTaskEnabled: true
       server.closed: { uid: alice, count: 0 }
   - advance: 29.999
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
   - advance: 1ms
   - expect:
+      rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window, connection.listener-event-per-change]
       a.status: disconnected
       a.backgroundTaskEnabled: false
       a.connectionEvents: [connecting, connected, disconnected]
@@ -453,16 +492,18 @@ steps:
   - advance: 1s
   - b.configureServices: didBackground
   - expect:
+      rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window]
       b.status: disconnected
       b.backgroundTaskEnabled: false
       server.closed: { uid: bob, by: client, code: 1001, at: 30, count: 1 }
   - b.backgroundTaskEnabled: {}
-  - expect: { b.result: { flag: false } }
+  - expect: { b.result: { flag: false }, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
 """##),
         ("background/services-auto-foreground-after.yaml", ##"""
 id: background/services/auto-foreground-after-task-reconnects
 title: An auto-mode app whose background task ended reconnects as soon as it returns to the foreground
 source: "002_61d9c21ff08c0398.txt, Background Task Lifecycle Flow; 000_b8b030ded7652e86.txt, Default SDK behaviour (reconnected in the foreground)"
+rules: [background.services-keep-connection, background.auto-foreground-reconnects, background.task-window, reconnection.foreground-tries-at-once]
 steps:
   - client: a
   - a.init: {}
@@ -474,6 +515,7 @@ steps:
   - advance: 100s
   - a.foreground: {}
   - expect:
+      rules: [background.task-window, reconnection.foreground-tries-at-once]
       a.status: connected
       a.connectAttempts: { at: [0, 100], exact: true }
       server.closed: { uid: alice, code: 1001, at: 30 }
@@ -483,6 +525,7 @@ steps:
 id: background/services/auto-kept-30s-then-closed
 title: With configureServices, an auto-mode socket stays up for 30 s in the background and is then closed (1001)
 source: "002_61d9c21ff08c0398.txt, Background updates behaviour (autoEstablishSocketConnection true) and Background Task Lifecycle Flow"
+rules: [background.depends-on-settings, background.services-stand-for-setup, background.services-keep-connection, background.services-lifecycle-calls, background.auto-with-services, background.task-window, background.close-code, background.no-reconnect-in-background, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: true }
@@ -493,20 +536,22 @@ steps:
   - a.didBackground: {}
   - a.configureServices: didBackground
   - advance: 29.999
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [background.services-stand-for-setup, background.auto-with-services, background.task-window, background.no-reconnect-in-background] }
   - advance: 1ms
   - expect:
+      rules: [background.services-stand-for-setup, background.auto-with-services, background.task-window, background.close-code, background.no-reconnect-in-background, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
       server.closed: { uid: alice, code: 1001, at: 32 }
       server.online: []
   - advance: 30m
-  - expect: { a.connectAttempts: { at: [0], exact: true } }
+  - expect: { a.connectAttempts: { at: [0], exact: true }, rules: [background.services-stand-for-setup, background.auto-with-services, background.task-window, background.no-reconnect-in-background] }
 """##),
         ("background/services-configure-from-did-background.yaml", ##"""
 id: background/services/configure-in-did-background-handler
 title: A manual-mode app that only calls configureServices(.didBackground) from its background handler still gets the 30 s task
 source: "002_61d9c21ff08c0398.txt, Step 3 (application lifecycle events table: didBackground starts the background task)"
+rules: [background.services-stand-for-setup, background.services-lifecycle-calls, background.services-handler-call, background.task-flag, background.task-window, background.close-code]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -515,11 +560,12 @@ steps:
   - a.willResignActive: {}
   - a.didBackground: {}
   - a.configureServices: didBackground
-  - expect: { a.backgroundTaskEnabled: true }
+  - expect: { a.backgroundTaskEnabled: true, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
   - advance: 29.999
-  - expect: { a.status: connected }
+  - expect: { a.status: connected, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
   - advance: 1ms
   - expect:
+      rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window, background.close-code]
       a.status: disconnected
       a.backgroundTaskEnabled: false
       server.closed: { uid: alice, code: 1001, at: 30 }
@@ -528,6 +574,7 @@ steps:
 id: background/services/events-after-task-missed
 title: Once the 30 s background task has ended, presence events are no longer delivered and are not replayed on return
 source: "002_61d9c21ff08c0398.txt, Step 4 integration table (false: UI may be stale, refresh needed)"
+rules: [background.services-keep-connection, background.task-flag-meaning, background.task-window, presence.no-snapshot]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -543,6 +590,7 @@ steps:
   - advance: 10s
   - a.foreground: {}
   - expect:
+      rules: [background.task-window, presence.no-snapshot]
       a.status: connected
       a.received: { uid: bob, count: 0 }
       server.sent: { to: alice, event: user.online, uid: bob, count: 0 }
@@ -551,6 +599,7 @@ steps:
 id: background/services/events-during-task-delivered
 title: While the background task runs, presence events still reach the app's listener
 source: "002_61d9c21ff08c0398.txt, Step 4 integration table (true: messages and conversations update in real time)"
+rules: [background.services-keep-connection, background.task-flag-meaning, presence.delegate-events]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -569,6 +618,7 @@ steps:
 id: background/services/task-flag-false-after-window
 title: backgroundTaskEnabled() turns false when the 30 s background task ends, and stays false for the rest of the background stay
 source: "002_61d9c21ff08c0398.txt, Step 4 usage table (background timeout reached, app in background over 30 seconds)"
+rules: [background.task-flag, background.task-window]
 steps:
   - client: a
   - a.init: {}
@@ -579,15 +629,16 @@ steps:
   - a.configureServices: didBackground
   - advance: 30s
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: false }, a.status: disconnected }
+  - expect: { a.result: { flag: false }, a.status: disconnected, rule: background.task-window }
   - advance: 10m
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: false } }
+  - expect: { a.result: { flag: false }, rule: background.task-window }
 """##),
         ("background/services-flag-false-without.yaml", ##"""
 id: background/services/flag-false-without-services
 title: Without configureServices no background task runs - backgroundTaskEnabled() is false in the background and auto mode closes at once
 source: "002_61d9c21ff08c0398.txt, Background updates behaviour (the table applies only when the steps are followed) and Step 4"
+rules: [background.services-need-setup, background.task-flag, background.auto-with-services, background.auto-closes-at-once, background.close-code]
 steps:
   - client: a
   - a.init: {}
@@ -596,6 +647,7 @@ steps:
   - a.didBackground: {}
   - a.backgroundTaskEnabled: {}
   - expect:
+      rules: [background.auto-with-services, background.close-code]
       a.result: { flag: false }
       a.status: disconnected
       server.closed: { uid: alice, code: 1001, at: 0 }
@@ -604,6 +656,7 @@ steps:
 id: background/services/flag-false-kept-after-foreground
 title: After a background stay longer than 30 s, backgroundTaskEnabled() still answers false back in the foreground, so the app knows to refresh
 source: "002_61d9c21ff08c0398.txt, Step 4 (conditional refresh pattern: check the flag on viewWillAppear, refresh when false)"
+rules: [background.task-flag, background.task-flag-kept-in-foreground, background.task-window, background.auto-foreground-reconnects]
 steps:
   - client: a
   - a.init: {}
@@ -615,32 +668,34 @@ steps:
   - advance: 2m
   - a.foreground: {}
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: false }, a.status: connected }
+  - expect: { a.result: { flag: false }, a.status: connected, rules: [background.task-flag-kept-in-foreground, background.task-window] }
 """##),
         ("background/services-flag-true-while-running.yaml", ##"""
 id: background/services/task-flag-true-while-running
 title: backgroundTaskEnabled() is false in the foreground and true as soon as the configured app has entered the background
 source: "002_61d9c21ff08c0398.txt, Step 4 (backgroundTaskEnabled returns true while the service runs; usage table: app just entered background)"
+rules: [background.services-stand-for-setup, background.task-flag, background.task-window]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: false } }
+  - expect: { a.result: { flag: false }, rules: [background.services-stand-for-setup, background.task-window] }
   - a.willResignActive: {}
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.configureServices: didBackground
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: true }, a.backgroundTaskEnabled: true }
+  - expect: { a.result: { flag: true }, a.backgroundTaskEnabled: true, rules: [background.services-stand-for-setup, background.task-window] }
   - advance: 29.999
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: true }, a.status: connected }
+  - expect: { a.result: { flag: true }, a.status: connected, rules: [background.services-stand-for-setup, background.task-window] }
 """##),
         ("background/services-heartbeat-during-task.yaml", ##"""
 id: background/services/manual-heartbeat-during-task
 title: During the background task a manual-mode socket needs no app pings - the SDK's own heartbeat keeps the server from timing it out
 source: "002_61d9c21ff08c0398.txt, Background Task Lifecycle Flow (step 3: the connection is maintained while the task runs)"
+rules: [background.services-keep-connection, background.heartbeat-while-held, background.task-window, background.close-code]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -653,16 +708,19 @@ steps:
   - a.configureServices: didBackground
   - advance: 29.999
   - expect:
+      rules: [background.heartbeat-while-held, background.task-window]
       a.status: connected
       server.closed: { uid: alice, count: 0 }
   - advance: 1ms
   - expect:
+      rules: [background.heartbeat-while-held, background.task-window, background.close-code]
       server.closed: [ { uid: alice, code: 1001, at: 39 }, { code: 4002, count: 0 } ]
 """##),
         ("background/services-manual-disconnected.yaml", ##"""
 id: background/services/manual-disconnected-not-maintained
 title: With configureServices, a manual-mode app that called disconnect() has no connection in the background and none is opened
 source: "002_61d9c21ff08c0398.txt, Background updates behaviour (autoEstablishSocketConnection false, disconnect() called)"
+rules: [background.services-manual-disconnected, background.no-task-without-connection, connection.disconnect-persists]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -675,11 +733,13 @@ steps:
   - a.configureServices: didBackground
   - advance: 10s
   - expect:
+      rules: [background.no-task-without-connection, connection.disconnect-persists]
       a.status: disconnected
       server.online: []
   - a.foreground: {}
   - advance: 5m
   - expect:
+      rules: [background.no-task-without-connection, connection.disconnect-persists]
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
 """##),
@@ -687,6 +747,7 @@ steps:
 id: background/services/manual-connected-kept-30s-then-closed
 title: With configureServices, a manual-mode app that had called connect() keeps its socket 30 s in the background, then it is closed
 source: "002_61d9c21ff08c0398.txt, Background updates behaviour (autoEstablishSocketConnection false, connect() called)"
+rules: [background.services-keep-connection, background.task-window, background.heartbeat-while-held, background.manual-lost-needs-connect]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -697,19 +758,21 @@ steps:
   - a.didBackground: {}
   - a.configureServices: didBackground
   - advance: 29.999
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [background.task-window, background.heartbeat-while-held] }
   - advance: 1ms
   - expect:
+      rules: [background.task-window, background.heartbeat-while-held]
       a.status: disconnected
       server.closed: [ { uid: alice, code: 1001, at: 30 }, { uid: alice, code: 4002, count: 0 } ]
   - a.foreground: {}
   - advance: 5m
-  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true } }
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true }, rules: [background.task-window, background.heartbeat-while-held] }
 """##),
         ("background/services-manual-pinging-closed.yaml", ##"""
 id: background/services/manual-pinging-still-closed-at-30s
 title: With configureServices, the background task ends at 30 s and closes the socket even though the app keeps pinging every 10 s
 source: "002_61d9c21ff08c0398.txt, Background Task Lifecycle Flow (steps 3 and 4); decision against 000_b8b030ded7652e86.txt, Maintain long-standing background connection (see docs/CONFORMANCE.md)"
+rules: [background.services-end-manual-pings, background.task-flag, background.task-window, calls.need-connection]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -725,34 +788,37 @@ steps:
   - a.ping: {}
   - advance: 9.999
   - a.ping: {}
-  - expect: { a.status: connected }
+  - expect: { a.status: connected, rules: [background.services-end-manual-pings, background.task-window, calls.need-connection] }
   - advance: 1ms
   - expect:
+      rules: [background.services-end-manual-pings, background.task-window, calls.need-connection]
       a.status: disconnected
       a.backgroundTaskEnabled: false
       server.closed: { uid: alice, code: 1001, at: 30 }
   - advance: 10s
   - a.ping: {}
     expect_error: ERR_WEBSOCKET_ERROR
-  - expect: { server.online: [] }
+  - expect: { server.online: [], rules: [background.services-end-manual-pings, background.task-window, calls.need-connection] }
 """##),
         ("background/services-no-task-without-connection.yaml", ##"""
 id: background/services/no-task-without-connection
 title: With background services configured, entering the background with no connection (no login, or after disconnect()) starts no task - backgroundTaskEnabled() is false
 source: "002_61d9c21ff08c0398.txt, Step 4 (true means the service runs and real-time updates are active) and Connection Behavior table (disconnect() called: connection not maintained) - docs/CONFORMANCE.md, D30"
+rules: [background.services-stand-for-setup, background.no-task-without-connection, background.task-flag]
 steps:
   - client: a
   - a.init: {}
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.backgroundTaskEnabled: {}
-  - expect: { a.result: { flag: false }, a.backgroundTaskEnabled: false }
+  - expect: { a.result: { flag: false }, a.backgroundTaskEnabled: false, rules: [background.services-stand-for-setup, background.no-task-without-connection] }
   - a.foreground: {}
   - a.login: alice
   - a.disconnect: {}
   - a.didBackground: {}
   - a.backgroundTaskEnabled: {}
   - expect:
+      rules: [background.services-stand-for-setup, background.no-task-without-connection]
       a.result: { flag: false }
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
@@ -761,6 +827,7 @@ steps:
 id: background/services/quick-switch-keeps-updates
 title: An app that comes back within the 30 s task keeps its socket and its events, and backgroundTaskEnabled() still answers true
 source: "002_61d9c21ff08c0398.txt, Step 4 usage table (user switches apps quickly: true, updates continue)"
+rules: [background.services-quick-switch, background.task-flag, background.task-flag-kept-in-foreground, background.task-flag-meaning]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -780,6 +847,7 @@ steps:
   - wire: carol
   - carol.login: { uid: carol }
   - expect:
+      rule: background.task-flag-kept-in-foreground
       a.result: { flag: true }
       a.status: connected
       a.connectAttempts: { at: [0], exact: true }
@@ -790,6 +858,7 @@ steps:
 id: background/wire/silent-connection-closed-at-30s
 title: On the wire, the server closes a logged-in connection with 4002 exactly 30 s after the last frame it received, and a ping restarts that count
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (no ping within 30 seconds: disconnected) and Maintain long-standing background connection (timeout)"
+rules: [server.idle-timeout, server.idle-timeout-exact, server.idle-timeout-value]
 steps:
   - wire: w
   - w.login: { uid: bob }
@@ -799,14 +868,16 @@ steps:
   - w.ping: {}
   - advance: 10s
   - expect:
+      rules: [server.idle-timeout-exact, server.idle-timeout-value]
       other.open: false
       other.closeCode: 4002
       w.open: true
       w.frames: { result.pong: true, at: 20 }
   - advance: 19.999
-  - expect: { w.open: true }
+  - expect: { w.open: true, rules: [server.idle-timeout-exact, server.idle-timeout-value] }
   - advance: 1ms
   - expect:
+      rules: [server.idle-timeout-exact, server.idle-timeout-value]
       w.open: false
       w.closeCode: 4002
       server.closed: [ { uid: erin, code: 4002, at: 30 }, { uid: bob, code: 4002, at: 50 } ]
@@ -816,6 +887,7 @@ steps:
 id: connection/auto/connect-joins-attempt-under-way
 title: A connect() while an attempt is already under way opens no second socket - it waits for that attempt, and both calls end with it
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (one connection per logged-in user) and Disconnect (connect() to come back); 003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout ends the attempt) - docs/CONFORMANCE.md, D26"
+rules: [calls.connect-joins-attempt, connection.connect-in-auto-mode, calls.disconnect-during-attempt, reconnection.weak-network, reconnection.login-reply-deadline, connection.status-connecting-during-attempt, connection.listener-event-per-change, connection.socket-error]
 profile: nexconn-ios
 steps:
   - client: a
@@ -827,11 +899,13 @@ steps:
   - a.connect: {}
   - a.connect: {}
   - expect:
+      rules: [calls.connect-joins-attempt, connection.connect-in-auto-mode, calls.disconnect-during-attempt, reconnection.login-reply-deadline, connection.status-connecting-during-attempt, connection.listener-event-per-change]
       a.status: connecting
       a.connectionEvents: [connecting, connected, disconnected, connecting]
       a.connectAttempts: { at: [0, 1], exact: true }
   - advance: 10s
   - expect:
+      rules: [calls.connect-joins-attempt, connection.connect-in-auto-mode, calls.disconnect-during-attempt, reconnection.login-reply-deadline]
       a.status: disconnected
       a.result: { error: ERR_WEBSOCKET_ERROR }
       a.connectAttempts: { at: [0, 1], exact: true }
@@ -840,6 +914,7 @@ steps:
 id: connection/auto/connect-while-connected
 title: connect() on an auto-mode connection that is already up fails with ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE and opens nothing
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (error response) and Common Error Codes"
+rules: [connection.connect-while-connected, connection.connect-in-auto-mode]
 steps:
   - client: a
   - a.init: {}
@@ -847,6 +922,7 @@ steps:
   - a.connect: {}
     expect_error: ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE
   - expect:
+      rule: connection.connect-in-auto-mode
       a.status: connected
       a.connectAttempts: { at: [0], exact: true }
       server.connections: 1
@@ -855,11 +931,13 @@ steps:
 id: connection/auto/default-when-unset
 title: Without autoEstablishSocketConnection the SDK runs in auto mode - login connects and ping() is refused
 source: "000_b8b030ded7652e86.txt, Auto Mode (auto mode applies when the setting is not given)"
+rules: [connection.auto-mode-default, connection.login-opens-socket, connection.listener-event-per-change, calls.ping-check-order]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - expect:
+      rules: [connection.listener-event-per-change, calls.ping-check-order]
       a.status: connected
       a.connectionEvents: [connecting, connected]
       server.online: [alice]
@@ -870,6 +948,7 @@ steps:
 id: connection/auto/disconnect-stays-until-connect
 title: After disconnect() in auto mode the SDK does not reconnect by itself, not even on return to the foreground, until connect() is called
 source: "000_b8b030ded7652e86.txt, Disconnect from the web-socket server (reconnection needs connect())"
+rules: [connection.disconnect-needs-connect, connection.disconnect-persists, connection.connect-in-auto-mode, codes.disconnect-close-code]
 steps:
   - client: a
   - a.init: {}
@@ -877,6 +956,7 @@ steps:
   - advance: 2s
   - a.disconnect: {}
   - expect:
+      rules: [connection.disconnect-persists, connection.connect-in-auto-mode, codes.disconnect-close-code]
       a.status: disconnected
       server.closed: { uid: alice, code: 1000, at: 2 }
   - a.willResignActive: {}
@@ -885,11 +965,13 @@ steps:
   - a.foreground: {}
   - advance: 10m
   - expect:
+      rules: [connection.disconnect-persists, connection.connect-in-auto-mode]
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.connect: {}
   - expect:
+      rules: [connection.disconnect-persists, connection.connect-in-auto-mode]
       a.status: connected
       a.connectAttempts: { at: [0, 662], exact: true }
       server.online: [alice]
@@ -898,6 +980,7 @@ steps:
 id: connection/auto/explicit-true
 title: autoEstablishSocketConnection(true) lets the SDK open the socket at login with no connect() call
 source: "000_b8b030ded7652e86.txt, Enable Manual Mode (true: the SDK manages the connection) and Auto Mode"
+rules: [connection.auto-mode-explicit, connection.login-opens-socket]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: true }
@@ -911,12 +994,14 @@ steps:
 id: connection/auto/foreground-stays-connected
 title: In the foreground an auto-mode connection stays up for an hour - the SDK's heartbeat keeps the server from timing it out
 source: "000_b8b030ded7652e86.txt, Auto Mode (app in foreground: connected)"
+rules: [connection.auto-foreground-connected, reconnection.heartbeat, connection.keep-alive-interval, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - advance: 1h
   - expect:
+      rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.listener-event-per-change]
       a.status: connected
       a.connectionEvents: [connecting, connected]
       a.connectAttempts: { at: [0], exact: true }
@@ -927,12 +1012,14 @@ steps:
 id: connection/auto/login-connects
 title: In auto mode, login() opens the WebSocket and the user comes online
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour"
+rules: [connection.login-opens-socket, connection.logout-closes-socket, connection.login-saves-user, connection.listener-event-per-change, connection.ping-not-available-in-auto, codes.logout-close-code]
 profile: cometchat-ios
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: true }
   - a.login: alice
   - expect:
+      rule: connection.listener-event-per-change
       a.status: connected
       a.loggedInUser: alice
       a.connectionEvents: [connecting, connected]
@@ -941,6 +1028,7 @@ steps:
     expect_error: ERROR_PING_NOT_AVAILABLE
   - a.logout: {}
   - expect:
+      rule: codes.logout-close-code
       a.status: disconnected
       server.online: []
       server.closed: { uid: alice, code: 1000, at: 0 }
@@ -949,6 +1037,7 @@ steps:
 id: connection/auto/login-receives-events-at-once
 title: Real-time events reach the app from the moment an auto-mode login completes, without any further call
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour (the user starts receiving real-time events as soon as he logs in)"
+rules: [connection.events-from-login, presence.all-users, presence.delegate-events]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -964,6 +1053,7 @@ steps:
 id: connection/auto/login-without-network-fails
 title: A CometChat auto-mode login without network fails at once with ERR_NO_INTERNET and keeps no user
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NO_INTERNET)"
+rules: [connection.no-internet-error, connection.login-unreachable-fails]
 steps:
   - client: a
   - a.init: {}
@@ -974,6 +1064,7 @@ steps:
   - a.network: up
   - advance: 1m
   - expect:
+      rule: connection.login-unreachable-fails
       a.status: disconnected
       a.loggedInUser: null
       a.connectAttempts: { at: [], exact: true }
@@ -983,6 +1074,7 @@ steps:
 id: connection/auto/login-refused-by-server
 title: An auto-mode login the server refuses (unknown uid, deactivated user) fails with the server's code, raises a connection error and is not retried
 source: "004_376028ecd0ea17fe.txt, Common Error Codes (ERR_UID_NOT_FOUND); 003_679c9ad3fd31654b.txt, Automatic reconnection (tip: a connection error ends the loop)"
+rules: [users.get-unknown, reconnection.error-ends-loop, reconnection.refused-login-ends-loop, server.login-refusals, codes.user-deactivated, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: {}
@@ -994,6 +1086,7 @@ steps:
     expect_error: ERR_USER_DEACTIVATED
   - advance: 10m
   - expect:
+      rules: [reconnection.refused-login-ends-loop, server.login-refusals, connection.listener-event-per-change]
       a.status: disconnected
       a.loggedInUser: null
       a.connectionEvents: [connecting, error, disconnected]
@@ -1005,15 +1098,17 @@ steps:
 id: connection/auto/login-saves-user-locally
 title: After an auto-mode login, getLoggedInUser() returns the user the server confirmed, with its profile fields
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour (steps 1 and 2)"
+rules: [connection.login-saves-user, connection.logged-in-user-confirmed, calls.local-state-before-init]
 steps:
   - client: a
   - a.getLoggedInUser: {}
   - a.init: {}
   - a.getLoggedInUser: {}
-  - expect: { a.loggedInUser: null }
+  - expect: { a.loggedInUser: null, rules: [connection.logged-in-user-confirmed, calls.local-state-before-init] }
   - a.login: alice
   - a.getLoggedInUser: {}
   - expect:
+      rules: [connection.logged-in-user-confirmed, calls.local-state-before-init]
       a.loggedInUser: alice
       a.result: { user: { uid: alice, name: Alice Martin, role: admin, status: online } }
 """##),
@@ -1021,6 +1116,7 @@ steps:
 id: connection/auto/login-server-unreachable-fails
 title: A CometChat auto-mode login that cannot reach the server fails with ERR_WEBSOCKET_ERROR and does not retry
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_WEBSOCKET_ERROR)"
+rules: [connection.socket-error, connection.login-unreachable-fails]
 steps:
   - server.fault: { fault: refuseConnections }
   - client: a
@@ -1030,6 +1126,7 @@ steps:
   - server.clearFaults: {}
   - advance: 10m
   - expect:
+      rule: connection.login-unreachable-fails
       a.status: disconnected
       a.loggedInUser: null
       a.connectAttempts: { at: [0], exact: true }
@@ -1039,16 +1136,18 @@ steps:
 id: connection/auto/logout-disconnects
 title: In auto mode, logout() closes the WebSocket with 1000, forgets the user and the user goes offline for subscribers
 source: "000_b8b030ded7652e86.txt, Quick Reference (On logout) and Default SDK behaviour"
+rules: [connection.logout-closes-socket, presence.offline-user-object, presence.offline-last-active-at, connection.listener-event-per-change, calls.logout-completes, codes.logout-close-code]
 steps:
   - wire: watcher
   - watcher.login: { uid: carol, presence: all }
   - client: a
   - a.init: { autoEstablishSocketConnection: true }
   - a.login: alice
-  - expect: { a.status: connected, server.online: [alice, carol] }
+  - expect: { a.status: connected, server.online: [alice, carol], rule: calls.logout-completes }
   - advance: 5s
   - a.logout: {}
   - expect:
+      rules: [presence.offline-last-active-at, connection.listener-event-per-change, calls.logout-completes, codes.logout-close-code]
       a.status: disconnected
       a.loggedInUser: null
       a.connectionEvents: [connecting, connected, disconnected]
@@ -1056,12 +1155,13 @@ steps:
       server.closed: { uid: alice, code: 1000, at: 5 }
       watcher.frames: { event: user.offline, user.uid: alice, user.lastActiveAt: 1700000005.0, count: 1 }
   - advance: 10m
-  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true } }
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true }, rule: calls.logout-completes }
 """##),
         ("connection/auto-ping-not-available.yaml", ##"""
 id: connection/auto/ping-not-available
 title: ping() in auto mode fails with ERROR_PING_NOT_AVAILABLE and sends nothing to the server
 source: "000_b8b030ded7652e86.txt, Maintain long-standing background connection (error response) and Common Error Codes"
+rules: [connection.ping-not-available-in-auto, calls.ping-check-order]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: true }
@@ -1071,6 +1171,7 @@ steps:
   - a.ping: {}
     expect_error: ERROR_PING_NOT_AVAILABLE
   - expect:
+      rule: calls.ping-check-order
       a.status: connected
       server.received: { from: alice, op: ping, count: 0 }
 """##),
@@ -1078,6 +1179,7 @@ steps:
 id: connection/auto/relaunch-after-logout-stays-offline
 title: After logout, reopening the app and calling init() does not connect - there is no saved user
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour (only a logged-in user is reconnected on init)"
+rules: [connection.relaunch-after-logout-offline, connection.init-reconnects-saved-user]
 steps:
   - client: a
   - a.init: {}
@@ -1096,17 +1198,19 @@ steps:
 id: connection/auto/relaunch-reconnects
 title: When the app is reopened and init() runs, auto mode reconnects the saved user without a new login
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour (app reopened, init() connects again)"
+rules: [connection.init-reconnects-saved-user, connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - advance: 10s
   - a.relaunch: {}
-  - expect: { a.status: disconnected }
+  - expect: { a.status: disconnected, rules: [connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init] }
   - advance: 5s
-  - expect: { server.online: [], a.connectAttempts: { at: [0], exact: true } }
+  - expect: { server.online: [], a.connectAttempts: { at: [0], exact: true }, rules: [connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init] }
   - a.init: {}
   - expect:
+      rules: [connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init]
       a.status: connected
       a.loggedInUser: alice
       a.connectAttempts: { at: [0, 15], exact: true }
@@ -1117,6 +1221,7 @@ steps:
 id: connection/auto/relaunch-waits-for-init
 title: A relaunched app that has not called init() again does not reconnect on a return to the foreground; init() connects the saved user
 source: "000_b8b030ded7652e86.txt, Default SDK behaviour (when the app is reopened and init() is called, the connection is made) - docs/CONFORMANCE.md, D31"
+rules: [connection.init-reconnects-saved-user, connection.relaunch-waits-for-init, connection.relaunch-forgets-process-state]
 steps:
   - client: a
   - a.init: {}
@@ -1126,12 +1231,14 @@ steps:
   - a.foreground: {}
   - advance: 5s
   - expect:
+      rules: [connection.relaunch-waits-for-init, connection.relaunch-forgets-process-state]
       a.status: disconnected
       a.loggedInUser: alice
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.init: {}
   - expect:
+      rules: [connection.relaunch-waits-for-init, connection.relaunch-forgets-process-state]
       a.status: connected
       a.connectAttempts: { at: [0, 5], exact: true }
 """##),
@@ -1139,6 +1246,7 @@ steps:
 id: connection/auto/second-login-refused
 title: A login while a user is logged in fails with ERR_ALREADY_LOGGED_IN and changes nothing, for the same user and for another one; after logout() a login works again
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (check getLoggedInUser() before acting; a call on an existing session is an error) - code ERR_ALREADY_LOGGED_IN after docs/PROTOCOL.md (docs/CONFORMANCE.md, D29)"
+rules: [calls.second-login-refused, codes.already-logged-in, connection.login-opens-socket, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: {}
@@ -1149,6 +1257,7 @@ steps:
   - a.login: bob
     expect_error: ERR_ALREADY_LOGGED_IN
   - expect:
+      rules: [calls.second-login-refused, connection.listener-event-per-change]
       a.status: connected
       a.loggedInUser: alice
       a.connectionEvents: [connecting, connected]
@@ -1157,6 +1266,7 @@ steps:
   - a.logout: {}
   - a.login: bob
   - expect:
+      rule: calls.second-login-refused
       a.status: connected
       a.loggedInUser: bob
       server.online: [bob]
@@ -1165,6 +1275,7 @@ steps:
 id: connection/errors/calls-before-init
 title: Before init() the SDK has no app settings - login, logout, connect, disconnect, ping and user queries fail with ERR_NOT_INITIALIZED and nothing reaches the server
 source: "000_b8b030ded7652e86.txt, Enable Manual Mode (init() is called on app startup with the AppSettings that choose the connection mode) - code ERR_NOT_INITIALIZED is a project choice (docs/CONFORMANCE.md, D28)"
+rules: [calls.before-init-fail, codes.not-initialized, calls.local-state-before-init, connection.login-opens-socket]
 steps:
   - client: a
   - a.login: alice
@@ -1181,6 +1292,7 @@ steps:
     expect_error: ERR_NOT_INITIALIZED
   - advance: 1s
   - expect:
+      rules: [calls.before-init-fail, calls.local-state-before-init]
       a.status: disconnected
       a.loggedInUser: null
       a.connectAttempts: { at: [], exact: true }
@@ -1188,6 +1300,7 @@ steps:
   - a.init: {}
   - a.login: alice
   - expect:
+      rules: [calls.before-init-fail, calls.local-state-before-init]
       a.status: connected
       a.loggedInUser: alice
       a.connectAttempts: { at: [1], exact: true }
@@ -1196,6 +1309,7 @@ steps:
 id: connection/errors/documented-descriptions
 title: connect() while connected and ping() in auto mode fail with the errorDescription texts 000 gives as examples
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server and Ping the server (errorDescription examples)"
+rules: [connection.connect-while-connected, connection.ping-not-available-in-auto, codes.already-connected-description, codes.ping-not-available-description, connection.connect-in-auto-mode]
 steps:
   - client: a
   - a.init: {}
@@ -1203,12 +1317,14 @@ steps:
   - a.connect: {}
     expect_error: ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE
   - expect:
+      rules: [codes.already-connected-description, connection.connect-in-auto-mode]
       a.result:
         error: ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE
         description: Web sockets connect called while web sockets are already connected
   - a.ping: {}
     expect_error: ERROR_PING_NOT_AVAILABLE
   - expect:
+      rules: [codes.ping-not-available-description, connection.connect-in-auto-mode]
       a.result:
         error: ERROR_PING_NOT_AVAILABLE
         description: Ping function is not available when auto establish web socket is on
@@ -1265,6 +1381,7 @@ steps:
 id: connection/manual/connect-before-login
 title: connect() before any login fails with ERR_NOT_LOGGED_IN and opens no socket
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (user logged in is a prerequisite) and Common Error Codes (ERR_NOT_LOGGED_IN)"
+rules: [connection.connect-needs-login]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1281,6 +1398,7 @@ steps:
 id: connection/manual/connect-establishes
 title: In manual mode connect() after login opens the WebSocket and the user comes online
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (prerequisites and success response)"
+rules: [connection.connect-opens-socket, connection.manual-mode-app-connects, connection.status-values, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1288,17 +1406,19 @@ steps:
   - advance: 3s
   - a.connect: {}
   - expect:
+      rule: connection.listener-event-per-change
       a.status: connected
       a.connectionEvents: [connecting, connected]
       a.connectAttempts: { at: [3], exact: true }
       server.online: [alice]
   - a.getConnectionStatus: {}
-  - expect: { a.result: { status: connected } }
+  - expect: { a.result: { status: connected }, rule: connection.status-values }
 """##),
         ("connection/manual-connect-no-internet.yaml", ##"""
 id: connection/manual/connect-without-network
 title: connect() while the device has no network fails with ERR_NO_INTERNET and is not retried when the network returns
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NO_INTERNET)"
+rules: [connection.no-internet-error, connection.failed-connect-not-retried, calls.connect-without-network]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1310,6 +1430,7 @@ steps:
   - a.network: up
   - advance: 10m
   - expect:
+      rules: [connection.failed-connect-not-retried, calls.connect-without-network]
       a.status: disconnected
       a.connectAttempts: { at: [], exact: true }
       server.online: []
@@ -1318,6 +1439,7 @@ steps:
 id: connection/manual/connect-starts-events
 title: In manual mode real-time events arrive only once connect() has succeeded
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (after connect: real-time events start) and Enable Manual Mode (settings of the code sample)"
+rules: [connection.connect-opens-socket, connection.init-settings, connection.region-ignored, presence.all-users, presence.no-snapshot]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false, presence: all, region: us }
@@ -1330,12 +1452,14 @@ steps:
   - wire: carol
   - carol.login: { uid: carol }
   - expect:
+      rules: [connection.region-ignored, presence.no-snapshot]
       a.received: [ { event: online, uid: carol, at: 1, count: 1 }, { uid: bob, count: 0 } ]
 """##),
         ("connection/manual-connect-unreachable.yaml", ##"""
 id: connection/manual/connect-server-unreachable
 title: connect() when the server refuses the socket fails with ERR_WEBSOCKET_ERROR and a failed connect() never retries
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_WEBSOCKET_ERROR); 003_679c9ad3fd31654b.txt, Automatic reconnection (the loop only runs once a connection was established)"
+rules: [connection.socket-error, connection.failed-connect-not-retried, connection.connect-opens-socket]
 steps:
   - server.fault: { fault: refuseConnections }
   - client: a
@@ -1343,20 +1467,22 @@ steps:
   - a.login: alice
   - a.connect: {}
     expect_error: ERR_WEBSOCKET_ERROR
-  - expect: { a.status: disconnected }
+  - expect: { a.status: disconnected, rule: connection.failed-connect-not-retried }
   - server.clearFaults: {}
   - advance: 10m
   - expect:
+      rule: connection.failed-connect-not-retried
       a.status: disconnected
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.connect: {}
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rule: connection.failed-connect-not-retried }
 """##),
         ("connection/manual-disconnect-closes.yaml", ##"""
 id: connection/manual/disconnect-closes
 title: disconnect() closes the WebSocket with 1000, the status becomes disconnected and no further events arrive
 source: "000_b8b030ded7652e86.txt, Disconnect from the web-socket server (effect and after-disconnect tables)"
+rules: [connection.disconnect-closes-socket, connection.status-values, connection.listener-event-per-change, codes.disconnect-close-code, presence.delegate-events]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false, presence: all }
@@ -1368,12 +1494,13 @@ steps:
   - advance: 4s
   - a.disconnect: {}
   - expect:
+      rules: [connection.listener-event-per-change, codes.disconnect-close-code]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
       server.closed: { uid: alice, code: 1000, at: 4 }
       server.online: [bob]
   - a.getConnectionStatus: {}
-  - expect: { a.result: { status: disconnected } }
+  - expect: { a.result: { status: disconnected }, rule: connection.status-values }
   - wire: carol
   - carol.login: { uid: carol }
   - bob.logout: {}
@@ -1384,6 +1511,7 @@ steps:
 id: connection/manual/disconnect-needs-connect
 title: After disconnect() nothing reconnects on its own; only connect() opens a new socket
 source: "000_b8b030ded7652e86.txt, Disconnect from the web-socket server (reconnection: call connect())"
+rules: [connection.disconnect-needs-connect, connection.connect-opens-socket]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1405,6 +1533,7 @@ steps:
 id: connection/manual/double-connect
 title: A second connect() while connected fails with ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE and the first connection is untouched
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (error response) and Common Error Codes"
+rules: [connection.connect-while-connected, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1414,6 +1543,7 @@ steps:
   - a.connect: {}
     expect_error: ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE
   - expect:
+      rule: connection.listener-event-per-change
       a.status: connected
       a.connectAttempts: { at: [0], exact: true }
       a.connectionEvents: [connecting, connected]
@@ -1424,14 +1554,16 @@ steps:
 id: connection/manual/credentials-checked-at-connect
 title: A manual-mode login of an unknown user succeeds on the device; connect() is where the server refuses it
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (the user must be logged in) - project choice for when credentials are checked"
+rules: [connection.manual-login-local, connection.manual-credentials-at-connect, users.get-unknown, reconnection.refused-login-ends-loop, server.login-refusals, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
   - a.login: nobody
-  - expect: { a.loggedInUser: nobody }
+  - expect: { a.loggedInUser: nobody, rules: [connection.manual-login-local, connection.manual-credentials-at-connect] }
   - a.connect: {}
     expect_error: ERR_UID_NOT_FOUND
   - expect:
+      rules: [connection.manual-login-local, connection.manual-credentials-at-connect, reconnection.refused-login-ends-loop, server.login-refusals, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, error, disconnected]
       server.closed: { code: 4003 }
@@ -1440,17 +1572,20 @@ steps:
 id: connection/manual/login-does-not-connect
 title: With autoEstablishSocketConnection(false), login() records the user on the device but opens no socket
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour and Enable Manual Mode (false: the app manages the connection)"
+rules: [connection.manual-mode-app-connects, connection.manual-login-local]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
   - a.login: alice
   - a.getLoggedInUser: {}
   - expect:
+      rule: connection.manual-login-local
       a.loggedInUser: alice
       a.result: { user: { uid: alice } }
       a.status: disconnected
   - advance: 10m
   - expect:
+      rule: connection.manual-login-local
       a.status: disconnected
       a.connectAttempts: { at: [], exact: true }
       server.connections: 0
@@ -1460,6 +1595,7 @@ steps:
 id: connection/manual/ping-acknowledged
 title: In manual mode ping() reaches the server and succeeds when the server acknowledges it
 source: "000_b8b030ded7652e86.txt, Maintain long-standing background connection (success response)"
+rules: [connection.ping-acknowledged]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1476,6 +1612,7 @@ steps:
 id: connection/manual/ping-before-login
 title: In manual mode ping() before login fails with ERR_NOT_LOGGED_IN, and before connect() with ERR_WEBSOCKET_ERROR
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NOT_LOGGED_IN, ERR_WEBSOCKET_ERROR) and Maintain long-standing background connection"
+rules: [connection.socket-error, calls.ping-check-order, calls.need-connection]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1484,12 +1621,13 @@ steps:
   - a.login: alice
   - a.ping: {}
     expect_error: ERR_WEBSOCKET_ERROR
-  - expect: { server.connections: 0 }
+  - expect: { server.connections: 0, rules: [calls.ping-check-order, calls.need-connection] }
 """##),
         ("connection/manual-relaunch-waits.yaml", ##"""
 id: connection/manual/relaunch-waits-for-connect
 title: In manual mode a reopened app keeps its login but does not connect until connect() is called
 source: "000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (the app establishes the connection) and Default SDK behaviour"
+rules: [connection.relaunch-manual-waits-connect, connection.relaunch-forgets-process-state, connection.connect-opens-socket]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -1499,17 +1637,19 @@ steps:
   - a.init: { autoEstablishSocketConnection: false }
   - advance: 5m
   - expect:
+      rule: connection.relaunch-forgets-process-state
       a.status: disconnected
       a.loggedInUser: alice
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.connect: {}
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rule: connection.relaunch-forgets-process-state }
 """##),
         ("connection/wire-login-refusals.yaml", ##"""
 id: connection/wire/login-refusals-close-4003
 title: On the wire, a login with a wrong key, an unknown uid or a deactivated user is refused with its error code and closed with 4003
 source: "004_376028ecd0ea17fe.txt, Common Error Codes (ERR_UID_NOT_FOUND) and User Object Properties (deactivatedAt) - project codes ERR_AUTH_FAILED and ERR_USER_DEACTIVATED"
+rules: [server.login-refusals, users.get-unknown, codes.auth-failed, codes.user-deactivated]
 steps:
   - wire: key
   - key.login: { uid: alice, authKey: wrong-key }
@@ -1520,6 +1660,7 @@ steps:
   - wire: token
   - token.login: { token: bob-token }
   - expect:
+      rules: [server.login-refusals, codes.auth-failed, codes.user-deactivated]
       key.frames: { error.errorCode: ERR_AUTH_FAILED, count: 1 }
       key.closeCode: 4003
       unknown.frames: { error.errorCode: ERR_UID_NOT_FOUND, count: 1 }
@@ -1534,6 +1675,7 @@ steps:
 id: connection/wire/malformed-requests
 title: On the wire, malformed frames get ERR_BAD_REQUEST, ERR_UNKNOWN_OP or ERR_INVALID_FIELD and never close the connection
 source: "000_b8b030ded7652e86.txt, Common Error Codes (errors come back as an error code and description) - project codes"
+rules: [server.malformed-requests, codes.bad-request, codes.unknown-op, codes.invalid-field]
 steps:
   - wire: w
   - w.sendText: "not json"
@@ -1544,6 +1686,7 @@ steps:
   - w.send: { op: users.get }
   - w.send: { op: users.list, status: away }
   - expect:
+      rules: [server.malformed-requests, codes.bad-request, codes.unknown-op, codes.invalid-field]
       w.frames:
         - { error.errorCode: ERR_BAD_REQUEST, id: null, count: 2 }
         - { error.errorCode: ERR_UNKNOWN_OP, count: 1 }
@@ -1555,6 +1698,7 @@ steps:
 id: connection/wire/request-before-login
 title: On the wire, any request before login is answered with ERR_NOT_LOGGED_IN and the connection stays open for a login
 source: "000_b8b030ded7652e86.txt and 004_376028ecd0ea17fe.txt, Common Error Codes (ERR_NOT_LOGGED_IN)"
+rules: [server.request-before-login]
 steps:
   - wire: w
   - w.ping: {}
@@ -1570,11 +1714,13 @@ steps:
 id: connection/wire/second-login-on-one-connection
 title: On the wire, a second login on a connection that is already logged in gets ERR_ALREADY_LOGGED_IN and the first session stays
 source: "000_b8b030ded7652e86.txt, Connect to the web-socket server (error response: connecting an already connected session is an error) - project code ERR_ALREADY_LOGGED_IN on the wire"
+rules: [server.second-login-on-connection, codes.already-logged-in]
 steps:
   - wire: w
   - w.login: { uid: alice }
   - w.login: { uid: bob }
   - expect:
+      rules: [server.second-login-on-connection, codes.already-logged-in]
       w.frames: { error.errorCode: ERR_ALREADY_LOGGED_IN, count: 1 }
       w.open: true
       server.online: [alice]
@@ -1583,6 +1729,7 @@ steps:
 id: devices/cometchat/kick-seen-by-close-code-on-weak-network
 title: On a weak network the device.kicked event is lost, but the close code 4001 still tells the SDK it was kicked - it shows kicked and does not reconnect
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (a second mobile device kicks the first) and Automatic reconnection (weak network) - close code 4001 from docs/PROTOCOL.md (docs/CONFORMANCE.md, D17)"
+rules: [devices.one-mobile, devices.cometchat-same-rule, reconnection.close-code-tells, reconnection.kick-ends-loop, connection.kicked-status, connection.listener-event-per-change]
 profile: cometchat-ios
 steps:
   - client: a
@@ -1596,6 +1743,7 @@ steps:
   - b.login: alice
   - advance: 10m
   - expect:
+      rules: [devices.cometchat-same-rule, reconnection.close-code-tells, reconnection.kick-ends-loop, connection.kicked-status, connection.listener-event-per-change]
       a.status: kicked
       a.connectionEvents: [connecting, connected, kicked]
       a.connectAttempts: { at: [0], exact: true }
@@ -1606,6 +1754,7 @@ steps:
 id: devices/cometchat/second-mobile-kicks-first
 title: The CometChat model applies the same one-mobile rule - the first phone is kicked (4001), shows kicked and stays off
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (one mobile device online per user) - applied to the CometChat profile as a project choice"
+rules: [devices.one-mobile, devices.cometchat-same-rule, devices.kick-frames-order, connection.kicked-status, reconnection.kick-ends-loop, presence.online-while-any-device, connection.listener-event-per-change]
 profile: cometchat-ios
 steps:
   - client: w
@@ -1622,6 +1771,7 @@ steps:
   - b.init: {}
   - b.login: bob
   - expect:
+      rules: [devices.cometchat-same-rule, devices.kick-frames-order, connection.kicked-status, reconnection.kick-ends-loop, presence.online-while-any-device, connection.listener-event-per-change]
       a.status: kicked
       a.connectionEvents: [connecting, connected, kicked]
       b.status: connected
@@ -1631,6 +1781,7 @@ steps:
       server.connections: { uid: bob, count: 1 }
   - advance: 10m
   - expect:
+      rules: [devices.cometchat-same-rule, devices.kick-frames-order, connection.kicked-status, reconnection.kick-ends-loop, presence.online-while-any-device]
       a.status: kicked
       a.connectAttempts: { at: [0], exact: true }
       b.status: connected
@@ -1640,6 +1791,7 @@ steps:
 id: devices/nexconn/conflict-example-console-off
 title: Device-conflict example with reconnectKickEnable true but the console switch off - the setting has no effect and device B is kicked
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (tip: the console switch must be on before the setting applies)"
+rules: [devices.console-switch, devices.reconnect-can-kick-newer, reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.status-disconnected-while-paused, reconnection.backoff-schedule, connection.kicked-status]
 profile: nexconn-ios
 steps:
   - client: a
@@ -1647,29 +1799,31 @@ steps:
   - a.init: { reconnectKickEnable: true }
   - a.network: down
   - a.login: bob
-  - expect: { a.status: disconnected, a.connectAttempts: { at: [], exact: true } }
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [], exact: true }, rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.status-disconnected-while-paused] }
   - advance: 5s
   - client: b
     device: bob-phone-b
   - b.init: { reconnectKickEnable: true }
   - b.login: bob
-  - expect: { b.status: connected }
+  - expect: { b.status: connected, rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn] }
   - advance: 5s
   - a.network: up
   - advance: 50ms
   - expect:
+      rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.backoff-schedule, connection.kicked-status]
       a.status: connected
       a.connectAttempts: { at: [10.05], exact: true }
       b.status: kicked
       server.closed: [ { uid: bob, device: bob-phone-b, code: 4001, at: 10.05 }, { code: 4004, count: 0 } ]
       server.connections: { uid: bob, count: 1 }
   - advance: 10m
-  - expect: { b.status: kicked, b.connectAttempts: { at: [5], exact: true } }
+  - expect: { b.status: kicked, b.connectAttempts: { at: [5], exact: true }, rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, connection.kicked-status] }
 """##),
         ("devices/nexconn-conflict-default.yaml", ##"""
 id: devices/nexconn/conflict-example-default-kicks-online-device
 title: Device-conflict example with default settings - device A, whose login failed on a network problem, reconnects later and kicks device B
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (example scenario, steps 1 to 3) and Configure the reconnection kick strategy (reconnectKickEnable defaults to NO)"
+rules: [devices.reconnect-can-kick-newer, devices.kick-enable-default-off, devices.connect-result, reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff, connection.kicked-status, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - server.fault: { fault: refuseConnections }
@@ -1678,17 +1832,18 @@ steps:
   - a.init: {}
   - a.login: bob
   - advance: 5s
-  - expect: { a.status: connecting, a.connectAttempts: { at: [0, 0.05, 0.3, 0.8, 1.8, 3.8], exact: true } }
+  - expect: { a.status: connecting, a.connectAttempts: { at: [0, 0.05, 0.3, 0.8, 1.8, 3.8], exact: true }, rules: [reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff] }
   - server.clearFaults: {}
   - client: b
     device: bob-phone-b
   - b.init: {}
   - b.login: bob
-  - expect: { b.status: connected, a.status: connecting }
+  - expect: { b.status: connected, a.status: connecting, rules: [reconnection.login-retries-nexconn, reconnection.status-connecting-during-backoff] }
   - advance: 2.799
-  - expect: { b.status: connected }
+  - expect: { b.status: connected, rule: reconnection.login-retries-nexconn }
   - advance: 1ms
   - expect:
+      rules: [reconnection.login-retries-nexconn, connection.kicked-status, connection.listener-event-per-change]
       a.status: connected
       a.result: { user: { uid: bob } }
       b.status: kicked
@@ -1700,6 +1855,7 @@ steps:
 id: devices/nexconn/conflict-example-kick-enable-false
 title: Device-conflict example with the console switch on and reconnectKickEnable false - reconnecting device A comes online and kicks device B
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (reconnectKickEnable = false: the already-online device is kicked)"
+rules: [devices.kick-enable-false, devices.reconnect-can-kick-newer, reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.status-disconnected-while-paused, reconnection.backoff-schedule, connection.kicked-status]
 profile: nexconn-ios
 steps:
   - server.app: { clientKickControl: true }
@@ -1708,29 +1864,31 @@ steps:
   - a.init: { reconnectKickEnable: false }
   - a.network: down
   - a.login: bob
-  - expect: { a.status: disconnected, a.connectAttempts: { at: [], exact: true } }
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [], exact: true }, rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.status-disconnected-while-paused] }
   - advance: 5s
   - client: b
     device: bob-phone-b
   - b.init: { reconnectKickEnable: false }
   - b.login: bob
-  - expect: { b.status: connected }
+  - expect: { b.status: connected, rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn] }
   - advance: 5s
   - a.network: up
   - advance: 50ms
   - expect:
+      rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.backoff-schedule, connection.kicked-status]
       a.status: connected
       a.connectAttempts: { at: [10.05], exact: true }
       b.status: kicked
       server.closed: [ { uid: bob, device: bob-phone-b, code: 4001, at: 10.05 }, { code: 4004, count: 0 } ]
       server.connections: { uid: bob, count: 1 }
   - advance: 10m
-  - expect: { b.status: kicked, b.connectAttempts: { at: [5], exact: true } }
+  - expect: { b.status: kicked, b.connectAttempts: { at: [5], exact: true }, rules: [reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, connection.kicked-status] }
 """##),
         ("devices/nexconn-conflict-kick-enable-true.yaml", ##"""
 id: devices/nexconn/conflict-example-kick-enable-true
 title: Device-conflict example with the console switch on and reconnectKickEnable true - device A is refused (ERR_RECONNECT_KICK_REFUSED, 4004) and stops, device B stays online untouched
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (reconnectKickEnable = true: this device stops reconnecting, the online device is not affected)"
+rules: [devices.kick-enable-true, devices.connect-result, devices.reconnect-flag, devices.refusal-close, reconnection.error-ends-loop, reconnection.refused-login-ends-loop, reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.backoff-schedule, codes.reconnect-kick-refused, presence.online-while-any-device, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - server.app: { clientKickControl: true }
@@ -1753,6 +1911,7 @@ steps:
   - a.network: up
   - advance: 50ms
   - expect:
+      rules: [devices.reconnect-flag, devices.refusal-close, reconnection.refused-login-ends-loop, reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, codes.reconnect-kick-refused, presence.online-while-any-device, connection.listener-event-per-change]
       a.status: disconnected
       a.result: { error: ERR_RECONNECT_KICK_REFUSED }
       a.loggedInUser: null
@@ -1764,6 +1923,7 @@ steps:
       server.connections: { uid: bob, count: 1 }
   - advance: 1h
   - expect:
+      rules: [devices.reconnect-flag, reconnection.refused-login-ends-loop, reconnection.login-retries-nexconn, reconnection.login-waits-network-nexconn, reconnection.backoff-schedule, presence.online-while-any-device]
       a.status: disconnected
       a.connectAttempts: { at: [10.05], exact: true }
       b.status: connected
@@ -1773,6 +1933,7 @@ steps:
 id: devices/nexconn/kick-enable-true-first-login-still-kicks
 title: reconnectKickEnable only governs reconnection - a fresh login of a second mobile device still kicks the one online
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (the strategy concerns a reconnecting device) and Configure the reconnection kick strategy"
+rules: [devices.reconnect-flag, devices.one-mobile, connection.kicked-status]
 profile: nexconn-ios
 steps:
   - server.app: { clientKickControl: true }
@@ -1786,6 +1947,7 @@ steps:
   - a.init: { reconnectKickEnable: true }
   - a.login: bob
   - expect:
+      rules: [devices.reconnect-flag, connection.kicked-status]
       a.status: connected
       b.status: kicked
       server.closed: [ { uid: bob, device: bob-phone-b, code: 4001, at: 2 }, { code: 4004, count: 0 } ]
@@ -1794,6 +1956,7 @@ steps:
 id: devices/nexconn/kick-enable-true-without-conflict-reconnects
 title: With reconnectKickEnable true and no other mobile device online, a dropped device reconnects normally
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (the refusal only applies when another mobile device is online)"
+rules: [devices.kick-enable-true, devices.reconnect-flag, reconnection.without-app-action, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 profile: nexconn-ios
 steps:
   - server.app: { clientKickControl: true }
@@ -1805,6 +1968,7 @@ steps:
   - server.fault: { fault: drop, uid: bob }
   - advance: 50ms
   - expect:
+      rules: [devices.reconnect-flag, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
       a.connectAttempts: { at: [0, 3.05], exact: true }
       server.closed: { code: 4004, count: 0 }
@@ -1813,6 +1977,7 @@ steps:
 id: devices/nexconn/kicked-device-stays-off-on-foreground
 title: A kicked device does not come back by itself, not even after a trip to the background and back
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (the kicked device goes offline) and Automatic reconnection (tip: the loop ends on a connection error)"
+rules: [devices.one-mobile, reconnection.kick-ends-loop, connection.kicked-status]
 profile: nexconn-ios
 steps:
   - client: a
@@ -1831,6 +1996,7 @@ steps:
   - a.network: up
   - advance: 10m
   - expect:
+      rules: [reconnection.kick-ends-loop, connection.kicked-status]
       a.status: kicked
       a.connectAttempts: { at: [0], exact: true }
       b.status: connected
@@ -1840,6 +2006,7 @@ steps:
 id: devices/nexconn/second-mobile-kicks-first
 title: When a second mobile device of the same user connects, the first is kicked (4001), reports kicked and does not reconnect
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (one mobile device online per user; a second one kicks the first)"
+rules: [devices.one-mobile, devices.kick-frames-order, connection.kicked-status, reconnection.kick-ends-loop, presence.online-while-any-device, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: w
@@ -1856,6 +2023,7 @@ steps:
   - b.init: {}
   - b.login: bob
   - expect:
+      rules: [devices.kick-frames-order, connection.kicked-status, reconnection.kick-ends-loop, presence.online-while-any-device, connection.listener-event-per-change]
       a.status: kicked
       a.connectionEvents: [connecting, connected, kicked]
       b.status: connected
@@ -1865,6 +2033,7 @@ steps:
       server.connections: { uid: bob, count: 1 }
   - advance: 10m
   - expect:
+      rules: [devices.kick-frames-order, connection.kicked-status, reconnection.kick-ends-loop, presence.online-while-any-device]
       a.status: kicked
       a.connectAttempts: { at: [0], exact: true }
       b.status: connected
@@ -1874,12 +2043,14 @@ steps:
 id: devices/wire/console-off-reconnect-kicks
 title: On the wire, with the console switch off (default), even a reconnect asking not to kick displaces the online mobile
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (tip: enable the console switch first)"
+rules: [devices.console-switch, devices.one-mobile, devices.kick-frames-order]
 steps:
   - wire: online
   - online.login: { uid: bob, device: bob-phone-1 }
   - wire: back
   - back.login: { uid: bob, device: bob-phone-2, reconnect: true, reconnectKickEnable: true }
   - expect:
+      rule: devices.kick-frames-order
       online.open: false
       online.closeCode: 4001
       online.frames: { event: device.kicked, reason: another mobile device logged in, byDeviceId: bob-phone-2 }
@@ -1889,6 +2060,7 @@ steps:
 id: devices/wire/desktop-and-web-coexist-with-mobile
 title: On the wire, the one-device limit applies to mobiles only - a desktop and a web session stay online beside the user's phone
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (only one mobile device can be online per user)"
+rules: [devices.one-mobile, devices.desktop-web-unlimited, devices.mobile-limit]
 steps:
   - wire: phone
   - phone.login: { uid: bob, device: bob-phone }
@@ -1899,6 +2071,7 @@ steps:
   - wire: phone2
   - phone2.login: { uid: bob, device: bob-phone-2 }
   - expect:
+      rules: [devices.desktop-web-unlimited, devices.mobile-limit]
       phone.open: false
       phone.closeCode: 4001
       laptop.open: true
@@ -1912,6 +2085,7 @@ steps:
 id: devices/wire/kick-enable-ignored-without-reconnect-flag
 title: On the wire, reconnectKickEnable without reconnect:true has no effect - the newcomer kicks the online mobile
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (the parameter is about a reconnecting device)"
+rules: [devices.reconnect-flag, devices.one-mobile]
 steps:
   - server.app: { clientKickControl: true }
   - wire: online
@@ -1919,6 +2093,7 @@ steps:
   - wire: fresh
   - fresh.login: { uid: bob, device: bob-phone-2, reconnect: false, reconnectKickEnable: true }
   - expect:
+      rule: devices.reconnect-flag
       online.open: false
       online.closeCode: 4001
       fresh.open: true
@@ -1928,6 +2103,7 @@ steps:
 id: devices/wire/second-mobile-kicks-first
 title: On the wire, a second mobile login of a user kicks the first with device.kicked and close 4001
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy"
+rules: [devices.one-mobile, devices.kick-frames-order, presence.online-while-any-device, devices.mobile-limit]
 steps:
   - wire: watcher
   - watcher.login: { uid: alice, presence: all }
@@ -1936,6 +2112,7 @@ steps:
   - wire: phone2
   - phone2.login: { uid: bob, device: bob-phone-2 }
   - expect:
+      rules: [devices.kick-frames-order, presence.online-while-any-device, devices.mobile-limit]
       phone1.frames: { event: device.kicked, byDeviceId: bob-phone-2 }
       phone1.closeCode: 4001
       phone1.open: false
@@ -1947,6 +2124,7 @@ steps:
 id: devices/wire/reconnect-kick-refused
 title: On the wire, with the console switch on, a reconnecting mobile login asking not to kick is refused with ERR_RECONNECT_KICK_REFUSED and close 4004
 source: "003_679c9ad3fd31654b.txt, Configure the reconnection kick strategy (reconnectKickEnable = true and the console switch)"
+rules: [devices.kick-enable-true, devices.refusal-close, codes.reconnect-kick-refused]
 steps:
   - server.app: { clientKickControl: true }
   - wire: online
@@ -1954,6 +2132,7 @@ steps:
   - wire: back
   - back.login: { uid: bob, device: bob-phone-2, reconnect: true, reconnectKickEnable: true }
   - expect:
+      rules: [devices.refusal-close, codes.reconnect-kick-refused]
       back.frames: { error.errorCode: ERR_RECONNECT_KICK_REFUSED, count: 1 }
       back.open: false
       back.closeCode: 4004
@@ -1964,12 +2143,14 @@ steps:
 id: devices/wire/same-device-replaces-old-session
 title: On the wire, a new login from the same device id replaces the older session of that device, whatever the platform
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (a later connection displaces the earlier one) - project rule for the same device id"
+rules: [devices.same-device-replaces, devices.kick-frames-order]
 steps:
   - wire: old
   - old.login: { uid: alice, device: alice-laptop, platform: desktop }
   - wire: new
   - new.login: { uid: alice, device: alice-laptop, platform: desktop }
   - expect:
+      rules: [devices.same-device-replaces, devices.kick-frames-order]
       old.frames: { event: device.kicked, reason: the same device connected again, byDeviceId: alice-laptop, byPlatform: desktop }
       old.closeCode: 4001
       new.open: true
@@ -1979,6 +2160,7 @@ steps:
 id: misbehaviour/close/without-close-frame-reconnects
 title: When the server ends the stream without a close frame, an auto-mode SDK reports the loss and reconnects on its schedule
 source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself); backoff from 003_679c9ad3fd31654b.txt, Reconnection intervals (project choice)"
+rules: [transport.drop-reconnects, reconnection.foreground-auto, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 steps:
   - client: a
   - a.init: {}
@@ -1987,6 +2169,7 @@ steps:
   - server.push: { uid: alice, close: { frame: false } }
   - advance: 1s
   - expect:
+      rules: [reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
       a.connectAttempts: { at: [0, 2.05], exact: true }
       server.closed: { uid: alice, by: drop, at: 2 }
@@ -1996,6 +2179,7 @@ steps:
 id: misbehaviour/link/pong-later-than-the-pong-timeout
 title: When the server's replies take 15 s, the keep-alive ping goes unanswered for the pong timeout and the SDK reconnects
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+rules: [transport.late-reply-times-out, reconnection.weak-network, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 steps:
   - client: a
   - a.init: {}
@@ -2003,11 +2187,13 @@ steps:
   - server.fault: { fault: link, uid: alice, direction: out, delayMs: 15000 }
   - advance: 19s
   - expect:
+      rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout]
       a.status: connected
       a.connectAttempts: { at: [0], exact: true }
   - server.clearFaults: {}
   - advance: 2s
   - expect:
+      rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.connectAttempts: { at: [0, 20.05], exact: true }
       a.status: connected
 """##),
@@ -2015,6 +2201,7 @@ steps:
 id: misbehaviour/link/lost-pongs-end-in-reconnection
 title: When every frame from the server is lost, the keep-alive gets no pong and the SDK reconnects once the link recovers
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+rules: [transport.late-reply-times-out, reconnection.weak-network, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 steps:
   - client: a
   - a.init: {}
@@ -2024,6 +2211,7 @@ steps:
   - server.clearFaults: {}
   - advance: 6s
   - expect:
+      rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
       a.connectAttempts: { at: [0, 20.05], exact: true }
       server.received: { from: alice, op: ping, at: 10 }
@@ -2032,6 +2220,7 @@ steps:
 id: misbehaviour/close/kick-without-close-frame
 title: A kick whose 4001 close frame is lost still reaches the SDK as the device.kicked event; the first phone shows kicked and stays off
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (one mobile device online per user; the kicked device is told)"
+rules: [transport.kick-without-close, devices.one-mobile, connection.kicked-status, reconnection.kick-ends-loop]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2046,6 +2235,7 @@ steps:
   - b.login: bob
   - advance: 1s
   - expect:
+      rules: [transport.kick-without-close, connection.kicked-status, reconnection.kick-ends-loop]
       a.status: kicked
       b.status: connected
       server.sent: { to: bob, device: bob-phone-a, event: device.kicked, count: 1 }
@@ -2053,6 +2243,7 @@ steps:
       server.connections: { uid: bob, count: 1 }
   - advance: 10m
   - expect:
+      rules: [transport.kick-without-close, connection.kicked-status, reconnection.kick-ends-loop]
       a.status: kicked
       a.connectAttempts: { at: [0], exact: true }
 """##),
@@ -2060,6 +2251,7 @@ steps:
 id: misbehaviour/link/lossy-uplink-reconnects-on-a-lost-ping
 title: When 50 % of what the SDK sends is lost (seeded), a keep-alive ping that never arrives costs a pong timeout and a reconnection; the user stays online
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: a heartbeat timeout triggers reconnection); timings are the profile's project choices"
+rules: [transport.late-reply-times-out, reconnection.weak-network, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss, presence.online-while-any-device]
 seed: 4
 steps:
   - client: a
@@ -2068,6 +2260,7 @@ steps:
   - server.fault: { fault: link, uid: alice, direction: in, dropPercent: 50, seed: 4 }
   - advance: 60s
   - expect:
+      rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss, presence.online-while-any-device]
       a.status: connected
       a.connectAttempts: { at: [0, 20.05], exact: true }
       server.online: [alice]
@@ -2077,6 +2270,7 @@ steps:
 id: misbehaviour/replies/ping-error-reaches-the-app
 title: An error reply to ping() reaches the app as a failed call, the connection stays up, and the next ping succeeds
 source: "000_b8b030ded7652e86.txt, Maintain long-standing background connection (ping() has an onError callback beside onSuccess)"
+rules: [transport.ping-error-reaches-app, connection.ping-acknowledged]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -2086,16 +2280,19 @@ steps:
   - a.ping: {}
     expect_error: ERR_INTERNAL
   - expect:
+      rule: transport.ping-error-reaches-app
       a.status: connected
       server.sent: { to: alice, error: ERR_INTERNAL, count: 1 }
   - a.ping: {}
   - expect:
+      rule: transport.ping-error-reaches-app
       a.result: { ok: true }
 """##),
         ("misbehaviour/presence-under-jitter.yaml", ##"""
 id: misbehaviour/link/presence-under-jitter-keeps-order
 title: On a link with 200 ms delay and 50 ms jitter, presence events arrive late but in the order the server sent them
 source: "004_376028ecd0ea17fe.txt, Real-time Presence (online and offline events for the users the subscription covers)"
+rules: [presence.in-order, presence.delegate-events]
 seed: 3
 steps:
   - client: a
@@ -2111,6 +2308,7 @@ steps:
   - b.logout: {}
   - advance: 1s
   - expect:
+      rule: presence.in-order
       a.status: connected
       a.received:
         - { event: online, uid: bob, at: 1.2, tolerance: 50ms }
@@ -2121,6 +2319,7 @@ steps:
 id: misbehaviour/close/pushed-server-error-code-reconnects
 title: A close frame with 1011 (server error) that no request caused is a disconnection like any other; the SDK reconnects
 source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself); backoff from 003_679c9ad3fd31654b.txt, Reconnection intervals (project choice)"
+rules: [transport.drop-reconnects, reconnection.foreground-auto, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 steps:
   - client: a
   - a.init: {}
@@ -2129,6 +2328,7 @@ steps:
   - server.push: { uid: alice, close: { code: 1011, reason: "internal error" } }
   - advance: 1s
   - expect:
+      rules: [reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
       a.connectAttempts: { at: [0, 3.05], exact: true }
       server.closed: { uid: alice, by: server, code: 1011, at: 3 }
@@ -2137,6 +2337,7 @@ steps:
 id: misbehaviour/push/reserved-opcode-fails-the-connection
 title: A frame with a reserved opcode makes the SDK fail the WebSocket with 1002 and reconnect
 source: "000_b8b030ded7652e86.txt, Reconnection (in auto mode the SDK re-establishes a lost WebSocket itself); RFC 6455 section 5.2 (reserved opcodes fail the connection)"
+rules: [transport.protocol-error-fails, reconnection.foreground-auto, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
 steps:
   - client: a
   - a.init: {}
@@ -2145,6 +2346,7 @@ steps:
   - server.push: { uid: alice, bytes: "8f 00" }
   - advance: 1s
   - expect:
+      rules: [transport.protocol-error-fails, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
       a.connectAttempts: { at: [0, 2.05], exact: true }
       server.closed: { uid: alice, by: client, code: 1002, at: 2 }
@@ -2153,6 +2355,7 @@ steps:
 id: misbehaviour/link/slow-sliced-link-delivers-whole-events
 title: Through a 2000 B/s link that cuts every write into 7-byte pieces, the SDK still reassembles each event, only later
 source: "004_376028ecd0ea17fe.txt, Real-time Presence (online and offline events for the users the subscription covers)"
+rules: [presence.in-order, presence.online-user-object]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2165,6 +2368,7 @@ steps:
   - b.login: bob
   - advance: 1s
   - expect:
+      rule: presence.in-order
       a.status: connected
       a.received: [{ event: online, uid: bob, name: Bob Chen, at: 1.2, tolerance: 100ms }]
 """##),
@@ -2172,6 +2376,7 @@ steps:
 id: misbehaviour/stall/login-never-answered
 title: A server that accepts the WebSocket and then never answers leaves the SDK connecting; after 10 s without a login reply the login fails and the SDK gives up the socket
 source: "000_b8b030ded7652e86.txt, Common Error Codes (a login that cannot reach the server fails); the 10 s login wait is decision D7 (docs/CONFORMANCE.md)"
+rules: [transport.silent-login-fails, connection.status-connecting-during-attempt, reconnection.login-reply-deadline, connection.login-unreachable-fails]
 steps:
   - server.fault: { fault: stall }
   - client: a
@@ -2179,10 +2384,12 @@ steps:
   - a.login: alice
   - advance: 5s
   - expect:
+      rules: [transport.silent-login-fails, connection.status-connecting-during-attempt, reconnection.login-reply-deadline, connection.login-unreachable-fails]
       a.status: connecting
       server.online: []
   - advance: 6s
   - expect:
+      rules: [transport.silent-login-fails, reconnection.login-reply-deadline, connection.login-unreachable-fails]
       a.status: disconnected
       a.result: { ok: false }
       a.connectAttempts: { at: [0], exact: true }
@@ -2192,6 +2399,7 @@ steps:
 id: misbehaviour/push/unknown-event-and-garbage-ignored
 title: An event the SDK does not know and a frame that is not JSON change nothing; presence events still arrive afterwards
 source: "004_376028ecd0ea17fe.txt, Real-time Presence (the listener hears users coming online and going offline) - project rule: other events are ignored"
+rules: [transport.unknown-frames-ignored, presence.delegate-events, connection.listener-event-per-change]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2204,6 +2412,7 @@ steps:
   - b.init: {}
   - b.login: bob
   - expect:
+      rules: [transport.unknown-frames-ignored, connection.listener-event-per-change]
       a.status: connected
       a.connectionEvents: [connecting, connected]
       a.received: [{ event: online, uid: bob, at: 1 }]
@@ -2266,6 +2475,7 @@ steps:
 id: presence/events/blocked-flags-per-viewer
 title: Presence events carry hasBlockedMe and blockedByMe as seen by each receiver - carol has blocked mallory
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (user object: hasBlockedMe, blockedByMe)"
+rules: [presence.blocked-flags-per-viewer, presence.blocked-still-seen, presence.no-self-events]
 steps:
   - client: m
   - m.init: { presence: all }
@@ -2280,17 +2490,20 @@ steps:
   - c.addUserListener: main
   - c.login: carol
   - expect:
+      rules: [presence.blocked-still-seen, presence.no-self-events]
       m.received: { event: online, uid: carol, hasBlockedMe: true, blockedByMe: false, count: 1 }
       d.received: { event: online, uid: carol, hasBlockedMe: false, blockedByMe: false, count: 1 }
       c.received: { event: online, count: 0 }
   - m.logout: {}
   - expect:
+      rule: presence.blocked-still-seen
       c.received: { event: offline, uid: mallory, hasBlockedMe: false, blockedByMe: true, count: 1 }
 """##),
         ("presence/events-no-self.yaml", ##"""
 id: presence/events/no-event-about-oneself
 title: A user never receives presence events about itself, even when its own second device comes and goes
 source: "004_376028ecd0ea17fe.txt, Real-time Presence (presence of the other users) - project rule"
+rules: [presence.no-self-events]
 steps:
   - client: a
     platform: desktop
@@ -2302,6 +2515,7 @@ steps:
   - phone.login: { uid: alice, device: alice-phone }
   - phone.logout: {}
   - expect:
+      rule: presence.no-self-events
       a.received: { uid: alice, count: 0 }
       server.sent: { to: alice, event: user.online, count: 0 }
 """##),
@@ -2309,6 +2523,7 @@ steps:
 id: presence/events/no-snapshot-at-login
 title: A new subscriber gets no events about users who were already online; the user list with the online filter gives their status
 source: "004_376028ecd0ea17fe.txt, User List Presence (the list gives status and lastActiveAt) - project rule: events report changes only"
+rules: [presence.no-snapshot, users.list-status-filter, users.list-presence-fields]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -2319,6 +2534,7 @@ steps:
   - a.login: carol
   - a.fetchNext: { status: online }
   - expect:
+      rule: presence.no-snapshot
       a.received: { event: online, count: 0 }
       a.result: { uids: [bob, carol], next: null }
 """##),
@@ -2326,6 +2542,7 @@ steps:
 id: presence/events/offline-when-connection-times-out
 title: A user whose only connection is closed by the heartbeat timeout is reported offline, with lastActiveAt at that moment
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (onUserOffline: the user goes offline) and 000_b8b030ded7652e86.txt, Manual Mode SDK behaviour (30 s)"
+rules: [presence.offline-user-object, presence.offline-last-active-at, server.idle-timeout, server.idle-timeout-exact]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2336,6 +2553,7 @@ steps:
   - bob.login: { uid: bob }
   - advance: 30s
   - expect:
+      rules: [presence.offline-last-active-at, server.idle-timeout-exact]
       a.received: { event: offline, uid: bob, at: 31, lastActiveAt: 1700000031.0, count: 1 }
       server.closed: { uid: bob, code: 4002, at: 31 }
 """##),
@@ -2343,6 +2561,7 @@ steps:
 id: presence/events/offline-event-last-active-at
 title: The onUserOffline user has status offline and lastActiveAt set to the moment the user went offline
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (onUserOffline event: status offline, lastActiveAt)"
+rules: [presence.offline-user-object, presence.offline-last-active-at]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2353,6 +2572,7 @@ steps:
   - advance: 12s
   - bob.logout: {}
   - expect:
+      rule: presence.offline-last-active-at
       a.received:
         - { event: offline, uid: bob, at: 12, status: offline, lastActiveAt: 1700000012.0, name: Bob Chen, link: null, count: 1 }
 """##),
@@ -2360,6 +2580,7 @@ steps:
 id: presence/events/one-online-for-several-devices
 title: A user online on two devices produces one online event, and the offline event only when the last device leaves
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (onUserOnline when the user comes online, onUserOffline when the user goes offline) - project rule for several devices"
+rules: [presence.online-while-any-device, presence.delegate-events]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2372,16 +2593,19 @@ steps:
   - advance: 2s
   - laptop.logout: {}
   - expect:
+      rule: presence.online-while-any-device
       a.received: [ { event: online, uid: bob, at: 0, count: 1 }, { event: offline, count: 0 } ]
   - advance: 2s
   - phone.logout: {}
   - expect:
+      rule: presence.online-while-any-device
       a.received: { event: offline, uid: bob, at: 4, count: 1 }
 """##),
         ("presence/events-user-object.yaml", ##"""
 id: presence/events/online-event-user-object
 title: The onUserOnline user carries every documented field with the user's profile values and status online
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (onUserOnline event: user object properties)"
+rules: [presence.online-user-object, users.last-active-of-online]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2391,6 +2615,7 @@ steps:
   - wire: alice
   - alice.login: { uid: alice }
   - expect:
+      rule: users.last-active-of-online
       a.received:
         event: online
         at: 4
@@ -2445,6 +2670,7 @@ steps:
 id: presence/listeners/no-listener-no-callback
 title: Without a user listener the app is not called back, although the subscription makes the server send the events; adding one later starts the callbacks
 source: "004_376028ecd0ea17fe.txt, CometChatUserDelegate (conform to the delegate to listen) and Start Listening for Presence"
+rules: [presence.delegate-events, presence.listener-once-per-event, presence.no-snapshot]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2452,18 +2678,21 @@ steps:
   - wire: bob
   - bob.login: { uid: bob }
   - expect:
+      rules: [presence.listener-once-per-event, presence.no-snapshot]
       server.sent: { to: alice, event: user.online, uid: bob, count: 1 }
       a.received: { uid: bob, count: 0 }
   - a.addUserListener: late
   - wire: carol
   - carol.login: { uid: carol }
   - expect:
+      rules: [presence.listener-once-per-event, presence.no-snapshot]
       a.received: [ { event: online, uid: carol, listener: late, count: 1 }, { uid: bob, count: 0 } ]
 """##),
         ("presence/listeners-remove.yaml", ##"""
 id: presence/listeners/remove-stops-events
 title: Every registered user listener gets each event; after removeUserListener that listener gets nothing more
 source: "004_376028ecd0ea17fe.txt, Start Listening for Presence and Stop Listening for Presence"
+rules: [presence.remove-stops-events, presence.listener-once-per-event, connection.listener-ids]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2477,6 +2706,7 @@ steps:
   - wire: carol
   - carol.login: { uid: carol }
   - expect:
+      rules: [presence.listener-once-per-event, connection.listener-ids]
       a.received:
         - { event: online, uid: bob, listener: first, count: 1 }
         - { event: online, uid: bob, listener: second, count: 1 }
@@ -2487,6 +2717,7 @@ steps:
 id: presence/subscription/all-users
 title: subscribePresenceForAllUsers delivers online and offline events for every other user, friend or not
 source: "004_376028ecd0ea17fe.txt, Presence Subscription (subscribePresenceForAllUsers)"
+rules: [presence.all-users, presence.delegate-events]
 steps:
   - client: a
   - a.init: { presence: all }
@@ -2514,6 +2745,7 @@ steps:
 id: presence/subscription/friends-only
 title: subscribePresenceForFriends delivers events for friends only - a non-friend's online and offline are never sent
 source: "004_376028ecd0ea17fe.txt, Presence Subscription (subscribePresenceForFriends) and Subscribe to Friends Only"
+rules: [presence.friends-only, presence.delegate-events]
 steps:
   - client: a
   - a.init: { presence: friends }
@@ -2543,6 +2775,7 @@ steps:
 id: presence/subscription/none-without-subscription
 title: An app that subscribes to no presence gets no presence events, even with a user listener registered
 source: "004_376028ecd0ea17fe.txt, Real-time Presence (what the user receives depends on the AppSettings subscription) - project choice for no subscription"
+rules: [presence.no-subscription-no-events]
 steps:
   - client: a
   - a.init: {}
@@ -2552,6 +2785,7 @@ steps:
   - bob.login: { uid: bob }
   - bob.logout: {}
   - expect:
+      rule: presence.no-subscription-no-events
       a.received: { uid: bob, count: 0 }
       server.sent: { to: alice, event: user.online, count: 0 }
 """##),
@@ -2559,6 +2793,7 @@ steps:
 id: presence/subscription/per-session
 title: The presence subscription belongs to the app session - after a relaunch the subscription given to init() then applies
 source: "004_376028ecd0ea17fe.txt, Real-time Presence (the type of presence is set for that particular session of the app)"
+rules: [presence.subscription-per-session, presence.friends-only, connection.relaunch-forgets-process-state]
 steps:
   - client: a
   - a.init: { presence: friends }
@@ -2566,18 +2801,19 @@ steps:
   - a.login: alice
   - wire: erin
   - erin.login: { uid: erin }
-  - expect: { a.received: { uid: erin, count: 0 } }
+  - expect: { a.received: { uid: erin, count: 0 }, rule: connection.relaunch-forgets-process-state }
   - a.relaunch: {}
   - a.init: { presence: all }
   - a.addUserListener: main
   - wire: grace
   - grace.login: { uid: grace }
-  - expect: { a.received: { event: online, uid: grace, count: 1 } }
+  - expect: { a.received: { event: online, uid: grace, count: 1 }, rule: connection.relaunch-forgets-process-state }
 """##),
         ("presence/subscription-roles.yaml", ##"""
 id: presence/subscription/roles
 title: subscribePresenceForRoles(admin, moderator) delivers events only for users holding one of those roles
 source: "004_376028ecd0ea17fe.txt, Presence Subscription (subscribePresenceForRoles) and Subscribe to Specific Roles"
+rules: [presence.roles]
 steps:
   - client: a
   - a.init: { presence: [admin, moderator] }
@@ -2603,6 +2839,7 @@ steps:
 id: presence/wire/friendship-is-symmetric
 title: On the wire, a friends-only subscriber gets events for a user who lists it as a friend, even if it does not list that user
 source: "004_376028ecd0ea17fe.txt, Presence Subscription (subscribePresenceForFriends) - project rule: friendship is symmetric"
+rules: [presence.friendship-symmetric, presence.friends-only]
 steps:
   - wire: peggy
   - peggy.login: { uid: peggy, presence: friends }
@@ -2611,12 +2848,14 @@ steps:
   - wire: judy
   - judy.login: { uid: judy }
   - expect:
+      rule: presence.friendship-symmetric
       peggy.frames: [ { event: user.online, user.uid: trent, count: 1 }, { event: user.online, user.uid: judy, count: 0 } ]
 """##),
         ("reconnection/cometchat-auto-network-loss.yaml", ##"""
 id: reconnection/cometchat/auto-foreground-network-loss
 title: In auto mode, a connection lost to a network outage in the foreground comes back by itself 0.05 s after the network returns
 source: "000_b8b030ded7652e86.txt, Reconnection (auto mode, app in the foreground)"
+rules: [reconnection.foreground-auto, reconnection.no-network-pauses, reconnection.status-disconnected-while-paused, reconnection.cometchat-reuses-schedule, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
 steps:
   - client: a
   - a.init: {}
@@ -2624,6 +2863,7 @@ steps:
   - advance: 5s
   - a.network: down
   - expect:
+      rule: reconnection.status-disconnected-while-paused
       a.status: disconnected
       server.online: []
   - advance: 1m
@@ -2631,6 +2871,7 @@ steps:
   - a.network: up
   - advance: 50ms
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.status: connected
       a.connectAttempts: { at: [0, 65.05], exact: true }
       server.online: [alice]
@@ -2639,6 +2880,7 @@ steps:
 id: reconnection/cometchat/auto-connection-drop
 title: In auto mode, a socket that the network cuts in the foreground (TCP reset) is reopened 0.05 s later without any call from the app
 source: "000_b8b030ded7652e86.txt, Reconnection (auto mode, app in the foreground); first interval from 003_679c9ad3fd31654b.txt, Reconnection intervals"
+rules: [reconnection.foreground-auto, reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule]
 steps:
   - client: a
   - a.init: {}
@@ -2647,6 +2889,7 @@ steps:
   - server.fault: { fault: drop, uid: alice }
   - advance: 50ms
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule]
       a.status: connected
       a.connectAttempts: { at: [0, 5.05], exact: true }
       server.online: [alice]
@@ -2683,6 +2926,7 @@ steps:
 id: reconnection/cometchat/backoff-schedule
 title: The CometChat model retries a lost connection on the same schedule as Nexconn (0.05 s ... 32 s, then every 64 s) - a documented project choice
 source: "000_b8b030ded7652e86.txt, Reconnection (auto mode reconnects); schedule taken from 003_679c9ad3fd31654b.txt, Reconnection intervals (project choice, see docs/CONFORMANCE.md)"
+rules: [reconnection.exponential-backoff, reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure, connection.listener-event-per-change]
 profile: cometchat-ios
 steps:
   - client: a
@@ -2691,18 +2935,20 @@ steps:
   - advance: 10s
   - server.fault: { fault: refuseConnections }
   - server.fault: { fault: drop, uid: alice }
-  - expect: { a.status: connecting, server.online: [] }
+  - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
   - advance: 260s
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure]
       a.status: connecting
       a.connectAttempts:
         at: [0, 10.05, 10.3, 10.8, 11.8, 13.8, 17.8, 25.8, 41.8, 73.8, 137.8, 201.8, 265.8]
         exact: true
   - server.clearFaults: {}
   - advance: 59.799
-  - expect: { a.status: connecting, server.online: [] }
+  - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
   - advance: 1ms
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.no-error-event-on-transport-failure, connection.listener-event-per-change]
       a.status: connected
       a.connectAttempts: { at: [329.8], after: 270, exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
@@ -2712,6 +2958,7 @@ steps:
 id: reconnection/cometchat/connect-without-network-keeps-loop
 title: A connect() while the network is down fails at once with ERR_NO_INTERNET and changes nothing - the paused loop still reconnects when the network returns
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NO_INTERNET: wait for network recovery) and Reconnection; 003_679c9ad3fd31654b.txt, Automatic reconnection (no network pauses the loop) - docs/CONFORMANCE.md, D33"
+rules: [calls.connect-without-network, reconnection.no-network-pauses, reconnection.status-disconnected-while-paused, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule, connection.no-internet-error, connection.listener-event-per-change]
 profile: cometchat-ios
 steps:
   - client: a
@@ -2722,10 +2969,11 @@ steps:
   - a.connect: {}
     expect_error: ERR_NO_INTERNET
   - advance: 5s
-  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true } }
+  - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true }, rules: [calls.connect-without-network, reconnection.status-disconnected-while-paused] }
   - a.network: up
   - advance: 1s
   - expect:
+      rules: [calls.connect-without-network, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule, connection.listener-event-per-change]
       a.status: connected
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       a.connectAttempts: { at: [0, 6.05], exact: true }
@@ -2734,7 +2982,7 @@ steps:
 id: reconnection/cometchat/logout-during-backoff-stops
 title: A logout while the reconnection loop waits ends the loop - no socket is opened for the logged-out user afterwards
 source: "000_b8b030ded7652e86.txt, Auto Mode (logout ends the connection); 003_679c9ad3fd31654b.txt, Automatic reconnection (the loop runs for a logged-in user)"
-rules: [connection.logout-closes-socket, reconnection.without-app-action, reconnection.cometchat-reuses-schedule, reconnection.backoff-schedule]
+rules: [calls.logout-during-login, connection.logout-closes-socket, reconnection.without-app-action, reconnection.cometchat-reuses-schedule, reconnection.backoff-schedule]
 profile: cometchat-ios
 steps:
   - client: a
@@ -2759,6 +3007,7 @@ steps:
 id: reconnection/cometchat/manual-foreground-network-loss
 title: In manual mode, a connection lost to a network outage in the foreground comes back by itself 0.05 s after the network returns
 source: "000_b8b030ded7652e86.txt, Reconnection (manual mode, app in the foreground)"
+rules: [reconnection.foreground-manual, reconnection.no-network-pauses, reconnection.status-disconnected-while-paused, reconnection.cometchat-reuses-schedule, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -2767,6 +3016,7 @@ steps:
   - advance: 5s
   - a.network: down
   - expect:
+      rule: reconnection.status-disconnected-while-paused
       a.status: disconnected
       server.online: []
   - advance: 1m
@@ -2774,6 +3024,7 @@ steps:
   - a.network: up
   - advance: 50ms
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.status: connected
       a.connectAttempts: { at: [0, 65.05], exact: true }
       server.online: [alice]
@@ -2782,6 +3033,7 @@ steps:
 id: reconnection/cometchat/manual-connection-drop
 title: In manual mode, a socket that the network cuts in the foreground (TCP reset) is reopened 0.05 s later without any call from the app
 source: "000_b8b030ded7652e86.txt, Reconnection (manual mode, app in the foreground); first interval from 003_679c9ad3fd31654b.txt, Reconnection intervals"
+rules: [reconnection.foreground-manual, reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -2791,6 +3043,7 @@ steps:
   - server.fault: { fault: drop, uid: alice }
   - advance: 50ms
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule]
       a.status: connected
       a.connectAttempts: { at: [0, 5.05], exact: true }
       server.online: [alice]
@@ -2799,6 +3052,7 @@ steps:
 id: reconnection/cometchat/backoff-resets-on-network-change
 title: In the CometChat model too, a network change restarts the reconnection schedule from 0.05 s (project choice)
 source: "000_b8b030ded7652e86.txt, Reconnection; reset rule from 003_679c9ad3fd31654b.txt, Reconnection intervals (project choice, see docs/CONFORMANCE.md)"
+rules: [reconnection.reset-on-network-change, reconnection.cometchat-reuses-schedule, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
 steps:
   - client: a
   - a.init: {}
@@ -2812,12 +3066,14 @@ steps:
   - a.network: up
   - advance: 2s
   - expect:
+      rules: [reconnection.cometchat-reuses-schedule, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.connectAttempts: { at: [150.55, 150.8, 151.3, 152.3], after: 138, exact: true }
 """##),
         ("reconnection/cometchat-weak-network.yaml", ##"""
 id: reconnection/cometchat/weak-network-heartbeat-timeout
 title: In the CometChat model a weak network that loses the pongs ends the socket 10 s after the unanswered heartbeat ping, and reconnection starts 0.05 s later
 source: "000_b8b030ded7652e86.txt, Reconnection (auto mode handles reconnection); heartbeat rule from 003_679c9ad3fd31654b.txt, Automatic reconnection (weak network)"
+rules: [reconnection.weak-network, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.status-connecting-during-backoff, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.cometchat-reuses-schedule]
 steps:
   - client: a
   - a.init: {}
@@ -2825,14 +3081,15 @@ steps:
   - a.network: weak
   - advance: 20s
   - expect:
+      rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.status-connecting-during-backoff]
       a.status: connecting
       server.received: [ { from: alice, op: ping, at: 10 } ]
       a.connectAttempts: { at: [0], exact: true }
   - advance: 50ms
-  - expect: { a.connectAttempts: { at: [0, 20.05], exact: true } }
+  - expect: { a.connectAttempts: { at: [0, 20.05], exact: true }, rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.cometchat-reuses-schedule] }
   - a.network: up
   - advance: 30s
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout] }
 """##),
         ("reconnection/nexconn-backoff-resets-after-success.yaml", ##"""
 id: reconnection/nexconn/backoff-resets-after-success
@@ -2866,6 +3123,7 @@ steps:
 id: reconnection/nexconn/backoff-schedule
 title: After a lost connection the Nexconn SDK retries at 0.05, 0.25, 0.5, 1, 2, 4, 8, 16 and 32 s intervals, then every 64 s, until one succeeds
 source: "003_679c9ad3fd31654b.txt, Reconnection intervals"
+rules: [reconnection.exponential-backoff, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2874,18 +3132,20 @@ steps:
   - advance: 10s
   - server.fault: { fault: refuseConnections }
   - server.fault: { fault: drop, uid: alice }
-  - expect: { a.status: connecting, server.online: [] }
+  - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
   - advance: 260s
   - expect:
+      rules: [reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure]
       a.status: connecting
       a.connectAttempts:
         at: [0, 10.05, 10.3, 10.8, 11.8, 13.8, 17.8, 25.8, 41.8, 73.8, 137.8, 201.8, 265.8]
         exact: true
   - server.clearFaults: {}
   - advance: 59.799
-  - expect: { a.status: connecting, server.online: [] }
+  - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
   - advance: 1ms
   - expect:
+      rules: [reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.no-error-event-on-transport-failure, connection.listener-event-per-change]
       a.status: connected
       a.connectAttempts: { at: [329.8], after: 270, exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
@@ -2895,6 +3155,7 @@ steps:
 id: reconnection/nexconn/disconnect-stops-loop
 title: Calling disconnect() during the reconnection loop stops it - no further attempts, even once the server is reachable again
 source: "003_679c9ad3fd31654b.txt, Stop reconnection manually"
+rules: [reconnection.disconnect-stops, calls.disconnect-during-attempt, reconnection.backoff-schedule, connection.disconnect-persists]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2905,20 +3166,22 @@ steps:
   - server.fault: { fault: drop, uid: alice }
   - advance: 5s
   - a.disconnect: {}
-  - expect: { a.status: disconnected }
+  - expect: { a.status: disconnected, rules: [calls.disconnect-during-attempt, connection.disconnect-persists] }
   - server.clearFaults: {}
   - advance: 1h
   - expect:
+      rules: [calls.disconnect-during-attempt, reconnection.backoff-schedule, connection.disconnect-persists]
       a.status: disconnected
       a.connectAttempts: { at: [0, 10.05, 10.3, 10.8, 11.8, 13.8], exact: true }
       server.online: []
   - a.connect: {}
-  - expect: { a.status: connected, server.online: [alice] }
+  - expect: { a.status: connected, server.online: [alice], rules: [calls.disconnect-during-attempt, connection.disconnect-persists] }
 """##),
         ("reconnection/nexconn-drop-reconnects.yaml", ##"""
 id: reconnection/nexconn/drop-reconnects-without-app-action
 title: When an established connection drops, the Nexconn SDK reconnects 0.05 s later with no call from the app
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (the SDK reconnects by itself when the connection drops)"
+rules: [reconnection.without-app-action, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2926,9 +3189,10 @@ steps:
   - a.login: alice
   - advance: 7s
   - server.fault: { fault: drop, uid: alice }
-  - expect: { a.status: connecting, server.online: [] }
+  - expect: { a.status: connecting, server.online: [], rule: reconnection.status-connecting-during-backoff }
   - advance: 50ms
   - expect:
+      rules: [reconnection.first-wait-after-loss, reconnection.backoff-schedule, connection.listener-event-per-change]
       a.status: connected
       a.connectAttempts: { at: [0, 7.05], exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
@@ -2938,6 +3202,7 @@ steps:
 id: reconnection/nexconn/error-callback-ends-loop
 title: When a reconnection attempt ends with a connection error (the user was deactivated meanwhile), the SDK reports the error and leaves the loop
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (tip: after a connection error callback the SDK exits the reconnection loop)"
+rules: [reconnection.error-ends-loop, reconnection.refused-login-ends-loop, server.control-closes, server.login-refusals, codes.user-deactivated, reconnection.first-wait-after-loss, reconnection.backoff-schedule, connection.listener-event-per-change]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2948,9 +3213,10 @@ steps:
       method: POST
       path: /control/fixtures
       body: { users: [ { uid: alice, deactivatedAt: 1700000004.0 }, { uid: bob } ] }
-  - expect: { server.closed: { uid: alice, code: 4009, at: 5 } }
+  - expect: { server.closed: { uid: alice, code: 4009, at: 5 }, rule: server.control-closes }
   - advance: 1h
   - expect:
+      rules: [reconnection.refused-login-ends-loop, server.login-refusals, codes.user-deactivated, reconnection.first-wait-after-loss, reconnection.backoff-schedule, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected, connecting, error, disconnected]
       a.connectAttempts: { at: [0, 5.05], exact: true }
@@ -2961,6 +3227,7 @@ steps:
 id: reconnection/nexconn/login-retries-until-answered
 title: A Nexconn login that cannot reach the server stays pending and keeps retrying on the backoff schedule until it gets through
 source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (example step 1: a login blocked by a network issue keeps reconnecting)"
+rules: [reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff, connection.logged-in-user-confirmed, connection.login-result-user]
 profile: nexconn-ios
 steps:
   - server.fault: { fault: refuseConnections }
@@ -2969,12 +3236,14 @@ steps:
   - a.login: alice
   - advance: 5s
   - expect:
+      rules: [reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff, connection.logged-in-user-confirmed]
       a.status: connecting
       a.loggedInUser: null
       a.connectAttempts: { at: [0, 0.05, 0.3, 0.8, 1.8, 3.8], exact: true }
   - server.clearFaults: {}
   - advance: 3s
   - expect:
+      rules: [reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.first-wait-after-loss, connection.logged-in-user-confirmed, connection.login-result-user]
       a.status: connected
       a.loggedInUser: alice
       a.result: { user: { uid: alice, status: online } }
@@ -2985,6 +3254,7 @@ steps:
 id: reconnection/nexconn/no-network-pauses-loop
 title: Without network the reconnection loop makes no attempt at all; 0.05 s after the network returns the SDK reconnects
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (no network: reconnection pauses, resumes when the network recovers)"
+rules: [reconnection.no-network-pauses, reconnection.status-disconnected-while-paused, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
 profile: nexconn-ios
 steps:
   - client: a
@@ -2997,6 +3267,7 @@ steps:
   - a.network: down
   - advance: 10m
   - expect:
+      rules: [reconnection.status-disconnected-while-paused, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.status: disconnected
       a.connectAttempts: { at: [0, 10.05, 10.3, 10.8, 11.8, 13.8, 17.8, 25.8, 41.8, 73.8, 137.8], exact: true }
   - server.clearFaults: {}
@@ -3005,6 +3276,7 @@ steps:
   - expect: { a.status: connecting }
   - advance: 1ms
   - expect:
+      rules: [reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.status: connected
       a.connectAttempts: { at: [750.05], after: 150, exact: true }
       server.online: [alice]
@@ -3013,6 +3285,7 @@ steps:
 id: reconnection/nexconn/backoff-resets-on-foreground
 title: A reconnection loop that had reached 64 s intervals starts again from the first step when the app comes back to the foreground
 source: "003_679c9ad3fd31654b.txt, Reconnection intervals (the interval resets when the app switches to the foreground)"
+rules: [reconnection.reset-on-foreground, reconnection.foreground-tries-at-once, background.waiting-loop-stops, background.no-reconnect-in-background, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
 profile: nexconn-ios
 steps:
   - client: a
@@ -3025,10 +3298,11 @@ steps:
   - a.willResignActive: {}
   - a.didBackground: {}
   - advance: 10s
-  - expect: { a.connectAttempts: { at: [], after: 138, exact: true } }
+  - expect: { a.connectAttempts: { at: [], after: 138, exact: true }, rules: [reconnection.foreground-tries-at-once, background.waiting-loop-stops, background.no-reconnect-in-background] }
   - a.foreground: {}
   - advance: 2s
   - expect:
+      rules: [reconnection.foreground-tries-at-once, background.waiting-loop-stops, background.no-reconnect-in-background, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [160, 160.05, 160.3, 160.8, 161.8], after: 150, exact: true }
 """##),
@@ -3036,6 +3310,7 @@ steps:
 id: reconnection/nexconn/backoff-resets-on-network-change
 title: A reconnection loop that had reached 64 s intervals starts again from 0.05 s when the network state changes
 source: "003_679c9ad3fd31654b.txt, Reconnection intervals (the interval resets when the network state changes)"
+rules: [reconnection.reset-on-network-change, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
 profile: nexconn-ios
 steps:
   - client: a
@@ -3050,6 +3325,7 @@ steps:
   - a.network: up
   - advance: 2s
   - expect:
+      rules: [reconnection.network-change-waits-first-interval, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [150.55, 150.8, 151.3, 152.3], after: 138, exact: true }
 """##),
@@ -3057,6 +3333,7 @@ steps:
 id: reconnection/nexconn/second-login-while-pending
 title: While a Nexconn login still retries, a second login fails with ERR_ALREADY_LOGGED_IN and the first keeps its schedule; after disconnect() a new login starts again from the first wait
 source: "003_679c9ad3fd31654b.txt, Reconnection intervals (0.05 s, 0.25 s, ...) and Stop reconnection manually - docs/CONFORMANCE.md, D29 and D33"
+rules: [calls.second-login-refused, calls.connect-starts-new-round, calls.disconnect-during-attempt, reconnection.login-retries-nexconn, reconnection.backoff-schedule, codes.already-logged-in, reconnection.status-connecting-during-backoff]
 profile: nexconn-ios
 steps:
   - server.fault: { fault: refuseConnections }
@@ -3068,14 +3345,16 @@ steps:
     expect_error: ERR_ALREADY_LOGGED_IN
   - advance: 1s
   - expect:
+      rules: [calls.second-login-refused, calls.connect-starts-new-round, calls.disconnect-during-attempt, reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [0, 0.05, 0.3, 0.8], exact: true }
   - a.disconnect: {}
-  - expect: { a.status: disconnected }
+  - expect: { a.status: disconnected, rules: [calls.second-login-refused, calls.connect-starts-new-round, calls.disconnect-during-attempt, reconnection.login-retries-nexconn] }
   - advance: 10s
   - a.login: alice
   - advance: 400ms
   - expect:
+      rules: [calls.second-login-refused, calls.connect-starts-new-round, calls.disconnect-during-attempt, reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [0, 0.05, 0.3, 0.8, 11.1, 11.15, 11.4], exact: true }
 """##),
@@ -3083,6 +3362,7 @@ steps:
 id: reconnection/nexconn/weak-network-heartbeat-timeout
 title: On a weak network lost pongs cause a heartbeat timeout, after which the Nexconn SDK keeps reconnecting on its schedule until the network improves and a login gets through
 source: "003_679c9ad3fd31654b.txt, Automatic reconnection (weak network: heartbeat timeout triggers reconnection attempts until one succeeds)"
+rules: [reconnection.weak-network, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff]
 profile: nexconn-ios
 steps:
   - client: a
@@ -3091,18 +3371,21 @@ steps:
   - advance: 5s
   - a.network: weak
   - advance: 14.999
-  - expect: { a.status: connected }
+  - expect: { a.status: connected, rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline] }
   - advance: 1ms
   - expect:
+      rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [0], exact: true }
   - advance: 80s
   - expect:
+      rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [0, 20.05, 30.3, 40.8, 51.8, 63.8, 77.8, 95.8], exact: true }
   - a.network: up
   - advance: 20s
   - expect:
+      rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
       a.connectAttempts: { at: [105.85], after: 100, exact: true }
       server.online: [alice]
@@ -3111,6 +3394,7 @@ steps:
 id: users/get/blocked-flags
 title: getUser reports hasBlockedMe and blockedByMe from the caller's point of view - carol has blocked mallory
 source: "004_376028ecd0ea17fe.txt, Check User Status (success response: hasBlockedMe, blockedByMe)"
+rules: [users.get-user, presence.blocked-flags-per-viewer]
 steps:
   - client: c
   - c.init: {}
@@ -3132,6 +3416,7 @@ steps:
 id: users/get/deactivated-user
 title: A deactivated user can still be fetched and shows its non-zero deactivatedAt
 source: "004_376028ecd0ea17fe.txt, Check User Status (deactivatedAt: 0 if active)"
+rules: [users.get-user, users.list-presence-fields]
 steps:
   - client: a
   - a.init: {}
@@ -3145,12 +3430,14 @@ steps:
 id: users/get/offline-user-stored-last-active
 title: A user who has not been online since the server started is offline with the lastActiveAt stored for them
 source: "004_376028ecd0ea17fe.txt, Check User Status (lastActiveAt) and User List Presence"
+rules: [users.get-user, users.last-active-of-online, users.last-seen-whole-units]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - a.getUser: carol
   - expect:
+      rule: users.last-active-of-online
       a.result: { user: { uid: carol, status: offline, lastActiveAt: 1699979200.0, role: moderator } }
       a.lastSeenText: "Last seen 5 hour(s) ago"
 """##),
@@ -3158,6 +3445,7 @@ steps:
 id: users/get/needs-connection
 title: getUser by a logged-in user without a connection fails with ERR_WEBSOCKET_ERROR, or ERR_NO_INTERNET when the device is offline
 source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_WEBSOCKET_ERROR, ERR_NO_INTERNET) - project choice: every call goes over the socket"
+rules: [calls.need-connection, connection.socket-error, connection.no-internet-error]
 steps:
   - client: a
   - a.init: { autoEstablishSocketConnection: false }
@@ -3174,6 +3462,7 @@ steps:
 id: users/get/not-logged-in
 title: getUser before any login fails with ERR_NOT_LOGGED_IN
 source: "004_376028ecd0ea17fe.txt, Common Error Codes (ERR_NOT_LOGGED_IN)"
+rules: [users.not-logged-in]
 steps:
   - client: a
   - a.init: {}
@@ -3185,6 +3474,7 @@ steps:
 id: users/get/offline-user-last-active-at
 title: getUser of a user who has gone offline returns status offline and lastActiveAt at the moment they left
 source: "004_376028ecd0ea17fe.txt, Check User Status and User List Presence (lastActiveAt of an offline user is when they were last online)"
+rules: [users.get-user, users.list-presence-fields, presence.offline-last-active-at, users.last-seen-whole-units]
 steps:
   - client: a
   - a.init: {}
@@ -3196,6 +3486,7 @@ steps:
   - advance: 90s
   - a.getUser: bob
   - expect:
+      rule: presence.offline-last-active-at
       a.result: { user: { uid: bob, status: offline, lastActiveAt: 1700000010.0 } }
       a.lastSeenText: "Last seen 1 minute(s) ago"
 """##),
@@ -3203,6 +3494,7 @@ steps:
 id: users/get/online-user
 title: getUser of a user who is online returns the user object with status online
 source: "004_376028ecd0ea17fe.txt, Check User Status (success response: user object)"
+rules: [users.get-user]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -3218,6 +3510,7 @@ steps:
 id: users/get/unknown-uid
 title: getUser of a uid that does not exist fails with ERR_UID_NOT_FOUND and the connection stays up
 source: "004_376028ecd0ea17fe.txt, Check User Status (error response) and Common Error Codes (ERR_UID_NOT_FOUND)"
+rules: [users.get-unknown]
 steps:
   - client: a
   - a.init: {}
@@ -3234,6 +3527,7 @@ steps:
 id: users/last-seen/172800s
 title: A user who went offline 172800 s ago is shown as "Last seen 2 day(s) ago"
 source: "004_376028ecd0ea17fe.txt, Calculating Last Seen (output examples: 172800 s)"
+rules: [users.last-seen-examples, presence.offline-last-active-at]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -3244,6 +3538,7 @@ steps:
   - a.login: alice
   - a.getUser: bob
   - expect:
+      rule: presence.offline-last-active-at
       a.result: { user: { uid: bob, status: offline, lastActiveAt: 1700000000.0 } }
       a.lastSeenText: "Last seen 2 day(s) ago"
 """##),
@@ -3251,6 +3546,7 @@ steps:
 id: users/last-seen/300s
 title: A user who went offline 300 s ago is shown as "Last seen 5 minute(s) ago"
 source: "004_376028ecd0ea17fe.txt, Calculating Last Seen (output examples: 300 s)"
+rules: [users.last-seen-examples, presence.offline-last-active-at]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -3261,6 +3557,7 @@ steps:
   - a.login: alice
   - a.getUser: bob
   - expect:
+      rule: presence.offline-last-active-at
       a.result: { user: { uid: bob, status: offline, lastActiveAt: 1700000000.0 } }
       a.lastSeenText: "Last seen 5 minute(s) ago"
 """##),
@@ -3268,6 +3565,7 @@ steps:
 id: users/last-seen/3600s
 title: A user who went offline 3600 s ago is shown as "Last seen 1 hour(s) ago"
 source: "004_376028ecd0ea17fe.txt, Calculating Last Seen (output examples: 3600 s)"
+rules: [users.last-seen-examples, presence.offline-last-active-at]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -3278,6 +3576,7 @@ steps:
   - a.login: alice
   - a.getUser: bob
   - expect:
+      rule: presence.offline-last-active-at
       a.result: { user: { uid: bob, status: offline, lastActiveAt: 1700000000.0 } }
       a.lastSeenText: "Last seen 1 hour(s) ago"
 """##),
@@ -3285,6 +3584,7 @@ steps:
 id: users/last-seen/86400s
 title: A user who went offline 86400 s ago is shown as "Last seen 1 day(s) ago"
 source: "004_376028ecd0ea17fe.txt, Calculating Last Seen (output examples: 86400 s)"
+rules: [users.last-seen-examples, presence.offline-last-active-at]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -3295,6 +3595,7 @@ steps:
   - a.login: alice
   - a.getUser: bob
   - expect:
+      rule: presence.offline-last-active-at
       a.result: { user: { uid: bob, status: offline, lastActiveAt: 1700000000.0 } }
       a.lastSeenText: "Last seen 1 day(s) ago"
 """##),
@@ -3302,6 +3603,7 @@ steps:
 id: users/last-seen/unit-boundaries
 title: The last-seen text counts whole units - 3599 s is 59 minutes, 3600 s one hour, 86399 s 23 hours, 86400 s one day
 source: "004_376028ecd0ea17fe.txt, Calculating Last Seen (calculation variables minutes, hours, days)"
+rules: [users.last-seen-whole-units]
 steps:
   - wire: bob
   - bob.login: { uid: bob }
@@ -3326,6 +3628,7 @@ steps:
 id: users/last-seen/under-a-minute
 title: Under a minute since the user went offline, the last-seen text is "Last seen just now"; at 60 s it becomes 1 minute
 source: "004_376028ecd0ea17fe.txt, Calculating Last Seen (minutes, hours, days) - project choice below one minute (see docs/CONFORMANCE.md)"
+rules: [users.last-seen-under-a-minute, users.last-seen-just-now, users.last-seen-whole-units]
 steps:
   - client: a
   - a.init: {}
@@ -3335,7 +3638,7 @@ steps:
   - bob.logout: {}
   - advance: 59.999
   - a.getUser: bob
-  - expect: { a.lastSeenText: "Last seen just now" }
+  - expect: { a.lastSeenText: "Last seen just now", rules: [users.last-seen-under-a-minute, users.last-seen-just-now] }
   - advance: 1ms
   - expect: { a.lastSeenText: "Last seen 1 minute(s) ago" }
 """##),
@@ -3366,18 +3669,21 @@ steps:
 id: users/list/without-filter
 title: Without a status filter the list holds online and offline users together, in uid order, 30 at most by default
 source: "004_376028ecd0ea17fe.txt, User List Presence (each user carries status and lastActiveAt)"
+rules: [users.list-presence-fields, users.list-order-and-content, users.default-limit]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - a.fetchNext: {}
   - expect:
+      rules: [users.list-order-and-content, users.default-limit]
       a.result: { uids: [alice, bob, carol, dave, erin, frank, grace, heidi, ivan, judy, mallory, oscar, peggy, trent], next: null }
 """##),
         ("users/list-limit-bounds.yaml", ##"""
 id: users/list/limit-bounds
 title: A limit of 0 or 101 fails with ERR_INVALID_LIMIT; 1 and 100 are accepted
 source: "004_376028ecd0ea17fe.txt, Common Error Codes (ERR_INVALID_LIMIT: use a limit between 1 and 100)"
+rules: [users.list-limit-bounds, users.limit-checked-by-server, users.list-order-and-content]
 steps:
   - client: a
   - a.init: {}
@@ -3388,17 +3694,19 @@ steps:
     expect_error: ERR_INVALID_LIMIT
   - a.fetchNext: { request: negative, limit: -5 }
     expect_error: ERR_INVALID_LIMIT
-  - expect: { a.status: connected, server.sent: { to: alice, error: ERR_INVALID_LIMIT, count: 3 } }
+  - expect: { a.status: connected, server.sent: { to: alice, error: ERR_INVALID_LIMIT, count: 3 }, rule: users.limit-checked-by-server }
   - a.fetchNext: { request: one, limit: 1 }
-  - expect: { a.result: { uids: [alice], next: "after:alice" } }
+  - expect: { a.result: { uids: [alice], next: "after:alice" }, rule: users.list-order-and-content }
   - a.fetchNext: { request: hundred, limit: 100 }
   - expect:
+      rule: users.list-order-and-content
       a.result: { uids: [alice, bob, carol, dave, erin, frank, grace, heidi, ivan, judy, mallory, oscar, peggy, trent], next: null }
 """##),
         ("users/list-not-logged-in.yaml", ##"""
 id: users/list/not-logged-in
 title: Fetching the online or offline users before login fails with ERR_NOT_LOGGED_IN
 source: "004_376028ecd0ea17fe.txt, Get Online Users and Get Offline Users (error response ERR_NOT_LOGGED_IN) and Common Error Codes"
+rules: [users.not-logged-in]
 steps:
   - client: a
   - a.init: {}
@@ -3412,6 +3720,7 @@ steps:
 id: users/list/offline-filter
 title: Fetching users with the offline filter returns every user not online now, deactivated ones included
 source: "004_376028ecd0ea17fe.txt, Get Offline Users (limit 30, status offline)"
+rules: [users.list-status-filter, users.list-order-and-content]
 steps:
   - wire: carol
   - carol.login: { uid: carol }
@@ -3420,12 +3729,14 @@ steps:
   - a.login: alice
   - a.fetchNext: { limit: 30, status: offline }
   - expect:
+      rule: users.list-order-and-content
       a.result: { uids: [bob, dave, erin, frank, grace, heidi, ivan, judy, mallory, oscar, peggy, trent], next: null }
 """##),
         ("users/list-online.yaml", ##"""
 id: users/list/online-filter
 title: Fetching users with the online filter returns exactly the users online now, in uid order
 source: "004_376028ecd0ea17fe.txt, Get Online Users (limit 30, status online)"
+rules: [users.list-status-filter, users.list-order-and-content]
 steps:
   - wire: carol
   - carol.login: { uid: carol }
@@ -3435,15 +3746,16 @@ steps:
   - a.init: {}
   - a.login: bob
   - a.fetchNext: { limit: 30, status: online }
-  - expect: { a.result: { uids: [bob, carol, mallory], next: null } }
+  - expect: { a.result: { uids: [bob, carol, mallory], next: null }, rule: users.list-order-and-content }
   - mallory.logout: {}
   - a.fetchNext: { request: again, limit: 30, status: online }
-  - expect: { a.result: { uids: [bob, carol], next: null } }
+  - expect: { a.result: { uids: [bob, carol], next: null }, rule: users.list-order-and-content }
 """##),
         ("users/list-paging-filtered.yaml", ##"""
 id: users/list/paging-with-status-filter
 title: Paging with the offline filter skips online users on every page, and each named request pages on its own
 source: "004_376028ecd0ea17fe.txt, Get Offline Users (limit and status filter)"
+rules: [users.list-paging, users.list-status-filter, users.request-keeps-parameters, users.list-order-and-content, server.cursor-format]
 steps:
   - wire: dave
   - dave.login: { uid: dave }
@@ -3453,37 +3765,39 @@ steps:
   - a.init: {}
   - a.login: alice
   - a.fetchNext: { request: offline-list, limit: 4, status: offline }
-  - expect: { a.result: { uids: [bob, carol, erin, frank], next: "after:frank" } }
+  - expect: { a.result: { uids: [bob, carol, erin, frank], next: "after:frank" }, rules: [users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { request: online-list, limit: 2, status: online }
-  - expect: { a.result: { uids: [alice, dave], next: "after:dave" } }
+  - expect: { a.result: { uids: [alice, dave], next: "after:dave" }, rules: [users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { request: offline-list, limit: 4, status: offline }
-  - expect: { a.result: { uids: [grace, heidi, judy, mallory], next: "after:mallory" } }
+  - expect: { a.result: { uids: [grace, heidi, judy, mallory], next: "after:mallory" }, rules: [users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { request: online-list, limit: 2, status: online }
-  - expect: { a.result: { uids: [ivan], next: null } }
+  - expect: { a.result: { uids: [ivan], next: null }, rules: [users.request-keeps-parameters, users.list-order-and-content] }
   - a.fetchNext: { request: offline-list, limit: 4, status: offline }
-  - expect: { a.result: { uids: [oscar, peggy, trent], next: null } }
+  - expect: { a.result: { uids: [oscar, peggy, trent], next: null }, rules: [users.request-keeps-parameters, users.list-order-and-content] }
 """##),
         ("users/list-paging.yaml", ##"""
 id: users/list/paging
 title: Repeated fetchNext on one request walks the list page by page, and once exhausted returns an empty page
 source: "004_376028ecd0ea17fe.txt, Get Online Users and Get Offline Users (limit: maximum number of users per fetch)"
+rules: [users.list-paging, users.exhausted-request, users.list-order-and-content, server.cursor-format]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [alice, bob, carol, dave, erin], next: "after:erin" } }
+  - expect: { a.result: { uids: [alice, bob, carol, dave, erin], next: "after:erin" }, rules: [users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [frank, grace, heidi, ivan, judy], next: "after:judy" } }
+  - expect: { a.result: { uids: [frank, grace, heidi, ivan, judy], next: "after:judy" }, rules: [users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [mallory, oscar, peggy, trent], next: null } }
+  - expect: { a.result: { uids: [mallory, oscar, peggy, trent], next: null }, rule: users.list-order-and-content }
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [], next: null } }
+  - expect: { a.result: { uids: [], next: null }, rules: [users.exhausted-request, users.list-order-and-content] }
 """##),
         ("users/list-request-keeps-its-limit.yaml", ##"""
 id: users/list/request-keeps-its-limit
 title: A users request keeps the limit it was built with - a request built with 101 keeps failing with ERR_INVALID_LIMIT; after logout() the name starts a new request
 source: "004_376028ecd0ea17fe.txt, Get Online Users (request parameters limit and status) and Common Error Codes (ERR_INVALID_LIMIT) - a request keeps its parameters and request names end at logout: docs/DRIVER.md, fetchNext"
+rules: [users.list-limit-bounds, users.request-keeps-parameters, users.limit-checked-by-server]
 steps:
   - client: a
   - a.init: {}
@@ -3493,11 +3807,12 @@ steps:
   - a.fetchNext: { request: big, limit: 2 }
     expect_error: ERR_INVALID_LIMIT
   - a.fetchNext: { request: small, limit: 2 }
-  - expect: { a.result: { uids: [alice, bob], next: "after:bob" } }
+  - expect: { a.result: { uids: [alice, bob], next: "after:bob" }, rule: users.request-keeps-parameters }
   - a.logout: {}
   - a.login: alice
   - a.fetchNext: { request: big, limit: 2 }
   - expect:
+      rules: [users.request-keeps-parameters, users.limit-checked-by-server]
       a.result: { uids: [alice, bob], next: "after:bob" }
       server.sent: { to: alice, error: ERR_INVALID_LIMIT, count: 2 }
 """##),
@@ -3505,22 +3820,24 @@ steps:
 id: users/status/raw-values
 title: UserStatus carries the documented raw values - online is 0 and offline is 1
 source: "004_376028ecd0ea17fe.txt, UserStatus Enum (online = 0, offline = 1)"
+rules: [users.status-raw-values, users.status-on-wire]
 steps:
   - client: a
   - a.init: {}
   - a.login: alice
   - a.getUser: bob
-  - expect: { a.result: { user.status: offline, statusValue: 1 } }
+  - expect: { a.result: { user.status: offline, statusValue: 1 }, rule: users.status-on-wire }
   - client: b
   - b.init: {}
   - b.login: bob
   - a.getUser: bob
-  - expect: { a.result: { user.status: online, statusValue: 0 } }
+  - expect: { a.result: { user.status: online, statusValue: 0 }, rule: users.status-on-wire }
 """##),
         ("users/wire-cursor-and-limit.yaml", ##"""
 id: users/wire/invalid-cursor-and-limit
 title: On the wire, users.list refuses a foreign cursor with ERR_INVALID_CURSOR and an out-of-range limit with ERR_INVALID_LIMIT
 source: "004_376028ecd0ea17fe.txt, Common Error Codes (ERR_INVALID_LIMIT) - project code ERR_INVALID_CURSOR"
+rules: [users.list-limit-bounds, server.cursor-format, codes.invalid-cursor]
 steps:
   - wire: w
   - w.login: { uid: alice }
@@ -3529,6 +3846,7 @@ steps:
   - w.send: { op: users.list, limit: 101 }
   - w.send: { op: users.list, limit: 100, cursor: "after:oscar" }
   - expect:
+      rules: [server.cursor-format, codes.invalid-cursor]
       w.frames:
         - { error.errorCode: ERR_INVALID_CURSOR, count: 1 }
         - { error.errorCode: ERR_INVALID_LIMIT, count: 2 }

@@ -243,7 +243,7 @@ rules:
     feature: connection/calls
   - id: calls.logout-during-login
     level: decision
-    text: logout() while a login or connect() is under way closes that socket, makes the waiting calls fail with ERR_NOT_LOGGED_IN, forgets the user and succeeds.
+    text: logout() while a login, a connect() or a reconnection is under way (an attempt, or a wait between attempts) stops it and closes its socket, makes the waiting calls fail with ERR_NOT_LOGGED_IN, forgets the user and succeeds; no socket is opened for that user afterwards.
     source: "decision: the app asked to end the session; the login it started can no longer succeed, and it must hear so"
     feature: connection/calls
   - id: calls.logout-completes
