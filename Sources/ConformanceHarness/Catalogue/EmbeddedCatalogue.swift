@@ -48,6 +48,32 @@ steps:
       server.online: [alice]
       server.received: { op: login, at: 65 }
 """##),
+        ("background/auto-login-in-background.yaml", ##"""
+id: background/auto/login-in-background-has-no-heartbeat
+title: A CometChat login made while the app is in the background connects but sends no heartbeat, so the server's 30 s timeout ends it; back in the foreground the SDK reconnects at once
+source: "000_b8b030ded7652e86.txt, Default SDK behaviour (login connects; reconnected on return to the foreground) and Manual Mode SDK behaviour (30 s without a frame) - docs/CONFORMANCE.md, rule background.login-in-background-no-heartbeat"
+rules: [background.login-in-background-no-heartbeat, background.no-reconnect-in-background, server.idle-timeout, server.idle-timeout-exact, background.auto-foreground-reconnects, reconnection.foreground-tries-at-once]
+steps:
+  - client: a
+  - a.init: {}
+  - a.didBackground: {}
+  - advance: 1s
+  - a.login: alice
+  - expect: { a.status: connected, server.online: [alice] }
+  - advance: 29.999
+  - expect: { a.status: connected, rule: background.login-in-background-no-heartbeat }
+  - advance: 1ms
+  - expect:
+      rules: [background.login-in-background-no-heartbeat, server.idle-timeout-exact, background.no-reconnect-in-background]
+      a.status: disconnected
+      server.closed: { uid: alice, code: 4002, at: 31 }
+  - advance: 1m
+  - a.foreground: {}
+  - expect:
+      rule: reconnection.foreground-tries-at-once
+      a.status: connected
+      a.connectAttempts: { at: [1, 91], exact: true }
+"""##),
         ("background/auto-no-reconnect-in-background.yaml", ##"""
 id: background/auto/no-reconnect-in-background
 title: While the app stays in the background, auto mode makes no connection attempt, even across a network change
@@ -1305,6 +1331,88 @@ steps:
       a.loggedInUser: alice
       a.connectAttempts: { at: [1], exact: true }
 """##),
+        ("connection/calls-connect-after-kick.yaml", ##"""
+id: connection/calls/connect-after-kick
+title: A kicked device stays off until the app calls connect(); connect() then logs it in again, as the newest device, and the other phone is kicked
+source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (a second mobile device kicks the first); 000_b8b030ded7652e86.txt, Disconnect from the web-socket server (connect() is the way back) - docs/CONFORMANCE.md, rule calls.connect-after-kick"
+rules: [calls.connect-after-kick, connection.connect-in-auto-mode, devices.one-mobile, devices.reconnect-flag, connection.kicked-status, reconnection.kick-ends-loop]
+profile: nexconn-ios
+steps:
+  - client: a
+    device: bob-phone-a
+  - a.init: {}
+  - a.login: bob
+  - advance: 1s
+  - client: b
+    device: bob-phone-b
+  - b.init: {}
+  - b.login: bob
+  - advance: 1m
+  - expect:
+      rules: [connection.kicked-status, reconnection.kick-ends-loop]
+      a.status: kicked
+      a.connectAttempts: { at: [0], exact: true }
+  - a.connect: {}
+  - expect:
+      rules: [calls.connect-after-kick, connection.connect-in-auto-mode, devices.reconnect-flag, connection.kicked-status]
+      a.status: connected
+      b.status: kicked
+      server.received: { op: login, device: bob-phone-a, frame.reconnect: false, at: 61 }
+      server.closed: { uid: bob, device: bob-phone-b, code: 4001, at: 61 }
+"""##),
+        ("connection/calls-logout-disconnect-idle.yaml", ##"""
+id: connection/calls/logout-and-disconnect-without-a-session
+title: logout() with nobody logged in fails with ERR_NOT_LOGGED_IN; disconnect() with no socket succeeds and keeps the SDK offline until a login
+source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NOT_LOGGED_IN: no user is logged in) and Disconnect from the web-socket server - docs/CONFORMANCE.md, rules calls.logout-without-login and calls.disconnect-without-connection"
+rules: [calls.logout-without-login, calls.disconnect-without-connection, connection.login-opens-socket]
+steps:
+  - client: a
+  - a.init: {}
+  - a.logout: {}
+    expect_error: ERR_NOT_LOGGED_IN
+  - a.disconnect: {}
+  - expect:
+      rules: [calls.logout-without-login, calls.disconnect-without-connection]
+      a.status: disconnected
+      a.result: { ok: true }
+      a.connectAttempts: { at: [], exact: true }
+      server.connections: 0
+  - a.login: alice
+  - expect: { a.status: connected, server.online: [alice] }
+"""##),
+        ("connection/calls-pending-fail-on-loss.yaml", ##"""
+id: connection/calls/pending-requests-fail-when-the-connection-ends
+title: A getUser() whose reply is lost on a weak network fails with ERR_WEBSOCKET_ERROR when the server drops the connection, and one left pending when a kick ends it fails the same way
+source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_WEBSOCKET_ERROR) and Reconnection; 003_679c9ad3fd31654b.txt, Reconnection kick strategy - docs/CONFORMANCE.md, rules calls.pending-fail-on-loss and calls.kick-fails-waiting-calls"
+rules: [calls.pending-fail-on-loss, calls.kick-fails-waiting-calls, reconnection.close-code-tells, reconnection.foreground-auto, devices.one-mobile]
+steps:
+  - client: a
+  - a.init: {}
+  - a.login: alice
+  - a.network: weak
+  - a.getUser: bob
+  - expect: { a.status: connected, server.received: { from: alice, op: users.get, count: 1 } }
+  - server.fault: { fault: drop, uid: alice }
+  - expect:
+      rule: calls.pending-fail-on-loss
+      a.status: connecting
+      a.result: { error: ERR_WEBSOCKET_ERROR }
+  - client: p
+    device: carol-phone
+  - p.init: {}
+  - p.login: carol
+  - p.network: weak
+  - p.getUser: bob
+  - client: q
+    device: carol-tablet
+  - q.init: {}
+  - q.login: carol
+  - expect:
+      rules: [calls.kick-fails-waiting-calls, reconnection.close-code-tells]
+      p.status: kicked
+      p.result: { error: ERR_WEBSOCKET_ERROR }
+      q.status: connected
+"""##),
         ("connection/error-descriptions-documented.yaml", ##"""
 id: connection/errors/documented-descriptions
 title: connect() while connected and ping() in auto mode fail with the errorDescription texts 000 gives as examples
@@ -1644,6 +1752,30 @@ steps:
       server.online: []
   - a.connect: {}
   - expect: { a.status: connected, server.online: [alice], rule: connection.relaunch-forgets-process-state }
+"""##),
+        ("connection/wire-login-deadline.yaml", ##"""
+id: connection/wire/login-deadline-closes-4010
+title: On the wire, a connection that has not logged in 10 s after its handshake is closed with 4010, even though it kept sending requests; one that logged in stays
+source: "000_b8b030ded7652e86.txt, Common Error Codes (ERR_NOT_LOGGED_IN) - project rule: the login deadline (docs/PROTOCOL.md, section 3; docs/CONFORMANCE.md, rules server.login-deadline and server.login-deadline-value)"
+rules: [server.login-deadline, server.login-deadline-value, server.request-before-login]
+steps:
+  - wire: idle
+  - wire: late
+  - advance: 5s
+  - idle.ping: {}
+  - advance: 4.999
+  - expect:
+      rules: [server.login-deadline, server.login-deadline-value]
+      idle.open: true
+      idle.frames: { error.errorCode: ERR_NOT_LOGGED_IN, count: 1 }
+  - late.login: { uid: bob }
+  - advance: 1ms
+  - expect:
+      rules: [server.login-deadline, server.login-deadline-value]
+      idle.open: false
+      idle.closeCode: 4010
+      late.open: true
+      server.closed: { code: 4010, at: 10, count: 1 }
 """##),
         ("connection/wire-login-refusals.yaml", ##"""
 id: connection/wire/login-refusals-close-4003
@@ -2119,6 +2251,35 @@ steps:
       phone2.open: true
       watcher.frames: [ { event: user.online, user.uid: bob, count: 1 }, { event: user.offline, count: 0 } ]
       server.online: [alice, bob]
+"""##),
+        ("devices/wire-oldest-mobile-kicked.yaml", ##"""
+id: devices/wire/oldest-mobile-kicked-above-the-limit
+title: On the wire, with two mobile devices allowed per user, a third mobile login kicks the oldest of the two and the newer one stays
+source: "003_679c9ad3fd31654b.txt, Reconnection kick strategy (a newer mobile device takes over from the first) - docs/CONFORMANCE.md, rules devices.oldest-kicked and devices.mobile-limit"
+rules: [devices.oldest-kicked, devices.mobile-limit, devices.kick-frames-order]
+steps:
+  - server.app: { devicePolicy: { mobileDevicesPerUser: 2 } }
+  - wire: one
+  - one.login: { uid: bob, device: bob-phone-1 }
+  - advance: 1s
+  - wire: two
+  - two.login: { uid: bob, device: bob-phone-2 }
+  - expect:
+      rules: [devices.mobile-limit]
+      one.open: true
+      two.open: true
+  - advance: 1s
+  - wire: three
+  - three.login: { uid: bob, device: bob-phone-3 }
+  - expect:
+      rules: [devices.oldest-kicked, devices.mobile-limit, devices.kick-frames-order]
+      one.open: false
+      one.closeCode: 4001
+      one.frames: { event: device.kicked, byDeviceId: bob-phone-3 }
+      two.open: true
+      two.frames: { event: device.kicked, count: 0 }
+      three.open: true
+      server.connections: { uid: bob, count: 2 }
 """##),
         ("devices/wire-reconnect-refused.yaml", ##"""
 id: devices/wire/reconnect-kick-refused

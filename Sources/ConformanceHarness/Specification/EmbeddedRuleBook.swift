@@ -303,7 +303,7 @@ rules:
     decision: D23
   - id: calls.pending-fail-on-loss
     level: decision
-    text: Requests still unanswered when the connection ends fail, in the order sent, with ERR_WEBSOCKET_ERROR (ERR_NOT_LOGGED_IN when the end is a logout).
+    text: Requests still unanswered when the connection ends fail, in the order sent, with ERR_WEBSOCKET_ERROR (ERR_NO_INTERNET when the network went down, ERR_NOT_LOGGED_IN when the end is a logout).
     source: "decision: a reply can no longer come; the app must not wait for it"
     feature: connection/calls
   - id: calls.kick-fails-waiting-calls
