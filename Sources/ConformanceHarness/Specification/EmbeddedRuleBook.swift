@@ -958,7 +958,7 @@ rules:
     decision: D19
   - id: presence.offline-last-active-at
     level: decision
-    text: When the user's last connection ends, however it ends (logout, close, timeout, kick of the last device), subscribers get onUserOffline with lastActiveAt = that moment.
+    text: When the user's last connection ends, however it ends (logout, close, drop, idle timeout), subscribers get onUserOffline with lastActiveAt = that moment.
     source: "decision: 004 says lastActiveAt is the last time the user was online; the moment the last connection ended is that time"
     feature: presence/events
   - id: presence.no-self-events
