@@ -5,7 +5,7 @@ MOCKCHAT = .build/debug/mockchat
 # outside a git checkout, which builds as "unknown".
 export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 
-.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-sdk-scenarios \
+.PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios \
 	python-sdk-mutations js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
 	bench-compare bench-cluster cli-smoke html-report-check cluster-test replay-smoke
 
@@ -56,6 +56,11 @@ python-sdk-tests:
 	scripts/python-sdk-env
 	python3 -m pytest -q Drivers/python/tests
 
+## The `mockchat` Python package (python/): installed into a virtual environment, its tests and
+## the app-level example through its pytest plugin against the debug build.
+python-package-tests: build
+	MOCKCHAT=$(MOCKCHAT) scripts/python-package-tests
+
 ## The catalogue through the Python SDK's driver, in virtual time (docs/TESTING-YOUR-SDK.md).
 python-sdk-scenarios: build
 	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-catalogue --json .build/python-sdk-catalogue.json
@@ -87,7 +92,7 @@ driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-sdk-scenarios js-sdk-tests js-sdk-scenarios scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios js-sdk-tests js-sdk-scenarios scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

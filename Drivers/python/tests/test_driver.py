@@ -7,6 +7,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "driver"))
 
 import mockchat_driver  # noqa: E402
+from mockchat.driver import Driver  # noqa: E402  (importable once mockchat_driver is)
 
 START = {"type": "start", "id": 1, "scenario": "t", "server": {"url": "ws://127.0.0.1:9/v1/ws"},
          "app": {"authKey": "k"}, "clock": {"mode": "virtual", "now": 1_700_000_000_000}}
@@ -14,7 +15,7 @@ START = {"type": "start", "id": 1, "scenario": "t", "server": {"url": "ws://127.
 
 def exchange(*messages):
     written = []
-    driver = mockchat_driver.Driver(written.append)
+    driver = Driver(mockchat_driver.PythonSDKAdapter(), written.append)
 
     async def run():
         for message in messages:
@@ -24,7 +25,7 @@ def exchange(*messages):
 
 
 def test_hello_speaks_protocol_1_with_virtual_time():
-    hello = mockchat_driver.HELLO
+    hello = mockchat_driver.PythonSDKAdapter().hello()
     assert hello["protocol"] == 1 and hello["virtualTime"] and "advance" not in hello["commands"]
     assert {"create", "init", "login", "fetchNext", "relaunch", "inspect"} <= set(hello["commands"])
 
