@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "mockchat", targets: ["mockchat"]),
         .library(name: "MockChatServer", targets: ["MockChatServer"]),
         .library(name: "ConformanceHarness", targets: ["ConformanceHarness"]),
+        // For SDK tests in Swift: a server in the test process (docs/TESTING-IN-SWIFT.md).
+        .library(name: "MockChatTesting", targets: ["MockChatTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -65,6 +67,8 @@ let package = Package(
         .target(name: "LoadGenerator", dependencies: [
             "EventLoop", "WireKit", "ChatProtocol", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
+        // An in-process server on its own thread, driven through the control API.
+        .target(name: "MockChatTesting", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol", "WireKit"]),
         .executableTarget(name: "mockchat", dependencies: [
             "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -78,6 +82,8 @@ let package = Package(
         ], path: "Tests/MockChatTestSupport"),
 
         .testTarget(name: "MockChatCoreTests", dependencies: ["MockChatCore"]),
+        // The example for SDK teams: a Swift Testing suite against MockChatTesting.
+        .testTarget(name: "MockChatTestingTests", dependencies: ["MockChatTesting", "WireKit"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatProtocol"]),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit", "MockChatCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "WireKit"]),
