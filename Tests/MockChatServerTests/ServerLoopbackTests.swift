@@ -487,7 +487,7 @@ import WireKit
             ("/control/fixtures", #"{"app":{"heartbeatTimeout":-1}}"#, "heartbeatTimeout"),
             ("/control/fixtures", #"{"users":[{"uid":"x","friends":["ghost"]}]}"#, "ghost"),
             ("/control/fixtures", #"{}"#, "users"),
-            ("/control/clock/advance", #"{"ms":-1}"#, "between"),
+            ("/control/clock/advance", #"{"ms":-1}"#, "must be an integer from 0"),
         ]
         for (path, body, hint) in cases {
             let reply = try f.control("POST", path, body: body)
