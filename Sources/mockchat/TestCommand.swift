@@ -23,6 +23,15 @@ struct TestCommand: ParsableCommand {
     @Flag(help: "Only load and check the files; run nothing. Exit 1 when any has a problem.")
     var check = false
 
+    @Flag(help: "Print each scenario's id, file, rules and title (tab-separated), run nothing.")
+    var list = false
+
+    @Option(help: "The SDK's manifest (docs/SPECIFICATION.md): its parameter values, features and waivers.")
+    var manifest: String?
+
+    @Flag(help: "Exit 1 on deviations too (a decision or parameter differs from MockChat's and is not declared).")
+    var strict = false
+
     @Option(help: "Only scenarios whose id matches this glob (* and ?), e.g. 'presence/*'. Matching nothing is an error.")
     var filter: String?
 
@@ -91,6 +100,13 @@ struct TestCommand: ParsableCommand {
             FileHandle.standardError.write(Data("mockchat test: \(error.description)\n".utf8))
             throw ExitCode(1)
         }
+        if list {
+            print(["id", "file", "rules", "title"].joined(separator: "\t"))
+            for scenario in plan.scenarios {
+                print([scenario.id, scenario.path, scenario.rules.joined(separator: ","), scenario.title].joined(separator: "\t"))
+            }
+            return
+        }
         if check {
             for broken in plan.broken { print(broken.message ?? broken.id) }
             // Every scenario names the rules it checks (docs/SPECIFICATION.md).
@@ -117,6 +133,12 @@ struct TestCommand: ParsableCommand {
         }
         guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
         options.driverTimeout = driverTimeout
+        do {
+            options.manifest = try declaredManifest(driver: options.driver)
+        } catch {
+            FileHandle.standardError.write(Data("mockchat test: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
         options.wallClock = wallClock
         options.maxWait = maxWait
         let toleranceMilliseconds: Int64
@@ -172,6 +194,14 @@ struct TestCommand: ParsableCommand {
         } else {
             print(console)
         }
-        if RunSummary(results).isFailure || !problems.isEmpty { throw ExitCode(1) }
+        let summary = RunSummary(results)
+        if (strict ? summary.isStrictFailure : summary.isFailure) || !problems.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The `--manifest` file, else the manifest in the driver's hello, else none.
+    private func declaredManifest(driver: CatalogueRunner.DriverSource?) throws(ScenarioError) -> Manifest? {
+        if let manifest { return try Manifest.load(path: manifest) }
+        guard let driver, let declared = try driver.handshake(timeout: driverTimeout).manifest else { return nil }
+        return try Manifest.read(hello: declared, origin: "the driver's hello")
     }
 }

@@ -23,7 +23,7 @@ steps:
       rules: [background.close-code, presence.offline-last-active-at, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
-      server.closed: { uid: alice, code: 1001, at: 5 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 5 }
       server.online: [carol]
       watcher.frames: { event: user.offline, user.uid: alice, at: 5 }
 """##),
@@ -374,7 +374,7 @@ steps:
   - expect:
       rules: [background.nexconn-no-services, background.nexconn-disconnect-after, background.close-code]
       a.status: disconnected
-      server.closed: { uid: alice, code: 1001, at: 120 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 120 }
 """##),
         ("background/nexconn-foreground-reconnects.yaml", ##"""
 id: background/nexconn/foreground-reconnects
@@ -395,7 +395,7 @@ steps:
       a.status: connected
       a.connectAttempts: { at: [0, 300], exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
-      server.closed: { uid: alice, code: 1001, at: 120 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 120 }
       server.online: [alice]
 """##),
         ("background/nexconn-login-in-background.yaml", ##"""
@@ -420,7 +420,7 @@ steps:
   - expect:
       rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn]
       a.status: disconnected
-      server.closed: { uid: alice, code: 1001, at: 120 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 120 }
   - client: b
     device: bob-phone
   - b.init: {}
@@ -468,7 +468,7 @@ steps:
   - advance: 3s
   - a.willResignActive: {}
   - a.didBackground: {}
-  - advance: 119.999
+  - advance: $backgroundDisconnectAfter - 1ms
   - expect:
       rules: [background.nexconn-disconnect-after, background.heartbeat-while-held, background.no-reconnect-in-background]
       a.status: connected
@@ -479,7 +479,7 @@ steps:
       rules: [background.nexconn-disconnect-after, background.heartbeat-while-held, background.close-code, background.no-reconnect-in-background, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
-      server.closed: { uid: alice, code: 1001, at: 123 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundDisconnectAfter + 3 }
       server.online: []
   - advance: 1h
   - expect: { a.connectAttempts: { at: [0], exact: true }, rules: [background.nexconn-disconnect-after, background.heartbeat-while-held, background.no-reconnect-in-background] }
@@ -509,7 +509,7 @@ steps:
       a.status: disconnected
       a.backgroundTaskEnabled: false
       a.connectionEvents: [connecting, connected, disconnected]
-      server.closed: { uid: alice, by: client, code: 1001, at: 30, count: 1 }
+      server.closed: { uid: alice, by: client, code: $backgroundCloseCode, at: 30, count: 1 }
   - client: b
     device: bob-phone
   - b.init: {}
@@ -521,7 +521,7 @@ steps:
       rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window]
       b.status: disconnected
       b.backgroundTaskEnabled: false
-      server.closed: { uid: bob, by: client, code: 1001, at: 30, count: 1 }
+      server.closed: { uid: bob, by: client, code: $backgroundCloseCode, at: 30, count: 1 }
   - b.backgroundTaskEnabled: {}
   - expect: { b.result: { flag: false }, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
 """##),
@@ -544,7 +544,7 @@ steps:
       rules: [background.task-window, reconnection.foreground-tries-at-once]
       a.status: connected
       a.connectAttempts: { at: [0, 100], exact: true }
-      server.closed: { uid: alice, code: 1001, at: 30 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundTaskWindow }
       server.online: [alice]
 """##),
         ("background/services-auto-kept-30s.yaml", ##"""
@@ -561,14 +561,14 @@ steps:
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.configureServices: didBackground
-  - advance: 29.999
+  - advance: $backgroundTaskWindow - 1ms
   - expect: { a.status: connected, server.online: [alice], rules: [background.services-stand-for-setup, background.auto-with-services, background.task-window, background.no-reconnect-in-background] }
   - advance: 1ms
   - expect:
       rules: [background.services-stand-for-setup, background.auto-with-services, background.task-window, background.close-code, background.no-reconnect-in-background, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
-      server.closed: { uid: alice, code: 1001, at: 32 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundTaskWindow + 2 }
       server.online: []
   - advance: 30m
   - expect: { a.connectAttempts: { at: [0], exact: true }, rules: [background.services-stand-for-setup, background.auto-with-services, background.task-window, background.no-reconnect-in-background] }
@@ -594,7 +594,7 @@ steps:
       rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window, background.close-code]
       a.status: disconnected
       a.backgroundTaskEnabled: false
-      server.closed: { uid: alice, code: 1001, at: 30 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 30 }
 """##),
         ("background/services-events-after-window.yaml", ##"""
 id: background/services/events-after-task-missed
@@ -676,7 +676,7 @@ steps:
       rules: [background.auto-with-services, background.close-code]
       a.result: { flag: false }
       a.status: disconnected
-      server.closed: { uid: alice, code: 1001, at: 0 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 0 }
 """##),
         ("background/services-flag-kept-after-foreground.yaml", ##"""
 id: background/services/flag-false-kept-after-foreground
@@ -740,7 +740,7 @@ steps:
   - advance: 1ms
   - expect:
       rules: [background.heartbeat-while-held, background.task-window, background.close-code]
-      server.closed: [ { uid: alice, code: 1001, at: 39 }, { code: 4002, count: 0 } ]
+      server.closed: [ { uid: alice, code: $backgroundCloseCode, at: 39 }, { code: 4002, count: 0 } ]
 """##),
         ("background/services-manual-disconnected.yaml", ##"""
 id: background/services/manual-disconnected-not-maintained
@@ -789,7 +789,7 @@ steps:
   - expect:
       rules: [background.task-window, background.heartbeat-while-held]
       a.status: disconnected
-      server.closed: [ { uid: alice, code: 1001, at: 30 }, { uid: alice, code: 4002, count: 0 } ]
+      server.closed: [ { uid: alice, code: $backgroundCloseCode, at: 30 }, { uid: alice, code: 4002, count: 0 } ]
   - a.foreground: {}
   - advance: 5m
   - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true }, rules: [background.task-window, background.heartbeat-while-held] }
@@ -820,7 +820,7 @@ steps:
       rules: [background.services-end-manual-pings, background.task-window, calls.need-connection]
       a.status: disconnected
       a.backgroundTaskEnabled: false
-      server.closed: { uid: alice, code: 1001, at: 30 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: 30 }
   - advance: 10s
   - a.ping: {}
     expect_error: ERR_WEBSOCKET_ERROR
@@ -1279,9 +1279,9 @@ steps:
   - a.login: alice
   - advance: 1s
   - a.login: alice
-    expect_error: ERR_ALREADY_LOGGED_IN
+    expect_error: $alreadyLoggedInError
   - a.login: bob
-    expect_error: ERR_ALREADY_LOGGED_IN
+    expect_error: $alreadyLoggedInError
   - expect:
       rules: [calls.second-login-refused, connection.listener-event-per-change]
       a.status: connected
@@ -1305,17 +1305,17 @@ rules: [calls.before-init-fail, codes.not-initialized, calls.local-state-before-
 steps:
   - client: a
   - a.login: alice
-    expect_error: ERR_NOT_INITIALIZED
+    expect_error: $notInitializedError
   - a.connect: {}
-    expect_error: ERR_NOT_INITIALIZED
+    expect_error: $notInitializedError
   - a.ping: {}
-    expect_error: ERR_NOT_INITIALIZED
+    expect_error: $notInitializedError
   - a.disconnect: {}
-    expect_error: ERR_NOT_INITIALIZED
+    expect_error: $notInitializedError
   - a.logout: {}
-    expect_error: ERR_NOT_INITIALIZED
+    expect_error: $notInitializedError
   - a.getUser: bob
-    expect_error: ERR_NOT_INITIALIZED
+    expect_error: $notInitializedError
   - advance: 1s
   - expect:
       rules: [calls.before-init-fail, calls.local-state-before-init]
@@ -3097,21 +3097,21 @@ steps:
   - server.fault: { fault: refuseConnections }
   - server.fault: { fault: drop, uid: alice }
   - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
-  - advance: 260s
+  - advance: $backoffTotal(12) + 4.2
   - expect:
       rules: [reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure]
       a.status: connecting
       a.connectAttempts:
-        at: [0, 10.05, 10.3, 10.8, 11.8, 13.8, 17.8, 25.8, 41.8, 73.8, 137.8, 201.8, 265.8]
+        at: [0, "$backoffTimes(10, 12)"]
         exact: true
   - server.clearFaults: {}
-  - advance: 59.799
+  - advance: $backoff(13) - 4.2 - 1ms
   - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
   - advance: 1ms
   - expect:
       rules: [reconnection.cometchat-reuses-schedule, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.no-error-event-on-transport-failure, connection.listener-event-per-change]
       a.status: connected
-      a.connectAttempts: { at: [329.8], after: 270, exact: true }
+      a.connectAttempts: { at: ["$backoffTotal(13) + 10"], after: "$backoffTotal(12) + 14.2", exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       server.online: [alice]
 """##),
@@ -3240,14 +3240,14 @@ steps:
   - a.init: {}
   - a.login: alice
   - a.network: weak
-  - advance: 20s
+  - advance: $keepAliveInterval + $pongTimeout
   - expect:
       rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.status-connecting-during-backoff]
       a.status: connecting
-      server.received: [ { from: alice, op: ping, at: 10 } ]
+      server.received: [ { from: alice, op: ping, at: $keepAliveInterval } ]
       a.connectAttempts: { at: [0], exact: true }
-  - advance: 50ms
-  - expect: { a.connectAttempts: { at: [0, 20.05], exact: true }, rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.cometchat-reuses-schedule] }
+  - advance: $backoff(1)
+  - expect: { a.connectAttempts: { at: [0, "$keepAliveInterval + $pongTimeout + $backoff(1)"], exact: true }, rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.cometchat-reuses-schedule] }
   - a.network: up
   - advance: 30s
   - expect: { a.status: connected, server.online: [alice], rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout] }
@@ -3294,21 +3294,21 @@ steps:
   - server.fault: { fault: refuseConnections }
   - server.fault: { fault: drop, uid: alice }
   - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
-  - advance: 260s
+  - advance: $backoffTotal(12) + 4.2
   - expect:
       rules: [reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure]
       a.status: connecting
       a.connectAttempts:
-        at: [0, 10.05, 10.3, 10.8, 11.8, 13.8, 17.8, 25.8, 41.8, 73.8, 137.8, 201.8, 265.8]
+        at: [0, "$backoffTimes(10, 12)"]
         exact: true
   - server.clearFaults: {}
-  - advance: 59.799
+  - advance: $backoff(13) - 4.2 - 1ms
   - expect: { a.status: connecting, server.online: [], rules: [reconnection.status-connecting-during-backoff, reconnection.no-error-event-on-transport-failure] }
   - advance: 1ms
   - expect:
       rules: [reconnection.first-wait-after-loss, reconnection.backoff-schedule, reconnection.no-error-event-on-transport-failure, connection.listener-event-per-change]
       a.status: connected
-      a.connectAttempts: { at: [329.8], after: 270, exact: true }
+      a.connectAttempts: { at: ["$backoffTotal(13) + 10"], after: "$backoffTotal(12) + 14.2", exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
       server.online: [alice]
 """##),
@@ -3503,7 +3503,7 @@ steps:
   - a.login: alice
   - advance: 100ms
   - a.login: alice
-    expect_error: ERR_ALREADY_LOGGED_IN
+    expect_error: $alreadyLoggedInError
   - advance: 1s
   - expect:
       rules: [calls.second-login-refused, calls.connect-starts-new-round, calls.disconnect-during-attempt, reconnection.login-retries-nexconn, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]

@@ -10,6 +10,8 @@ public struct DriverCapabilities: Sendable {
     public var events: Set<String>
     /// Whether `state` replies list the driver's sockets (an exact settle).
     public var sockets: Bool
+    /// The SDK's manifest, when the hello carries one (docs/SPECIFICATION.md).
+    public var manifest: JSONValue?
 
     init(hello: JSONValue) throws(ScenarioError) {
         guard hello["type"]?.stringValue == "hello" else { throw ScenarioError("expected a hello, got \(hello)") }
@@ -24,6 +26,7 @@ public struct DriverCapabilities: Sendable {
         commands = strings("commands")
         events = strings("events")
         sockets = hello["sockets"]?.boolValue ?? false
+        manifest = hello["manifest"]
     }
 
     /// Why this driver cannot run `scenario`, or nil when it can: a command, an event

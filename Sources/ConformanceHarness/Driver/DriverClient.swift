@@ -14,14 +14,16 @@ final class DriverClient: ScenarioClient {
     private var nextCall = 1
 
     /// Asks the driver for a fresh SDK instance named `name`.
-    init(name: String, link: DriverLink, profile: String, device: CommandBuilder.Device, seed: UInt64) throws(ScenarioError) {
+    /// `parameters`: the values a manifest declares, sent with `create` when there are any.
+    init(name: String, link: DriverLink, profile: String, device: CommandBuilder.Device, seed: UInt64,
+         parameters: [String: JSONValue] = [:]) throws(ScenarioError) {
         self.name = name
         self.link = link
-        try link.request("command", [
-            ("client", .string(name)), ("command", "create"),
-            ("args", ["profile": .string(profile), "device": .string(device.deviceId),
-                      "platform": .string(device.platform.rawValue), "seed": .integer(Int64(bitPattern: seed))]),
-        ], doing: "create (client \(name))")
+        var args: JSONObject = ["profile": .string(profile), "device": .string(device.deviceId),
+                                "platform": .string(device.platform.rawValue), "seed": .integer(Int64(bitPattern: seed))]
+        if !parameters.isEmpty { args["parameters"] = .object(JSONObject(parameters.sorted { $0.key < $1.key })) }
+        try link.request("command", [("client", .string(name)), ("command", "create"), ("args", .object(args))],
+                         doing: "create (client \(name))")
     }
 
     func perform(_ command: SDKCommand) throws(ScenarioError) -> CallID? {

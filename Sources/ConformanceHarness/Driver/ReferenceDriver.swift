@@ -159,7 +159,7 @@ public final class ReferenceDriver {
     private func create(_ name: String, _ args: JSONValue) -> Result<JSONObject, DriverError> {
         guard clients[name] == nil else { return .failure(.badArguments("client '\(name)' already exists")) }
         let profileName = args["profile"]?.stringValue ?? "cometchat-ios"
-        let profile: Profile
+        var profile: Profile
         if let cached = profiles[profileName] {
             profile = cached
         } else {
@@ -169,6 +169,13 @@ public final class ReferenceDriver {
                 return .failure(.unsupported("profile '\(profileName)': \(error)"))
             }
             profiles[profileName] = profile
+        }
+        if let declared = args["parameters"]?.objectValue {
+            do {
+                profile = try profile.applying(Dictionary(uniqueKeysWithValues: declared.map { ($0.key, $0.value) }))
+            } catch {
+                return .failure(.badArguments("parameters: \(error)"))
+            }
         }
         let seed = args["seed"]?.intValue.map { UInt64(bitPattern: $0) } ?? 1
         clients[name] = SDKClient(name: name, loop: loop, server: server, profile: profile, seed: seed, path: path)

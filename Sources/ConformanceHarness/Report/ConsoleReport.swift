@@ -5,13 +5,14 @@ public enum ConsoleReport {
     /// The full text printed after a run.
     public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
         var lines: [String] = []
-        for result in results where result.isFailure || result.verdict == .expectedFailure {
+        for result in results where result.isFailure || [.expectedFailure, .deviation, .waived].contains(result.verdict) {
             lines.append("")
             lines.append("\(label(result.verdict)) \(result.id)  (\(result.path))")
             if result.verdict != .error {
                 lines.append("  \(result.title)")
                 lines.append("  source: \(result.source)")
             }
+            for rule in result.rules { lines.append("  rule: \(rule)") }
             if let message = result.message {
                 lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "  \($0)" }
             }
@@ -27,11 +28,12 @@ public enum ConsoleReport {
         lines.append("")
         let areas = Array(Set(results.map(\.area))).sorted()
         let width = max(8, areas.map(\.count).max() ?? 0)
-        lines.append("area".padding(toLength: width, withPad: " ", startingAt: 0) + "  passed  failed  skipped  xfail  xpass  errors")
+        lines.append("area".padding(toLength: width, withPad: " ", startingAt: 0) + "  passed  failed  deviation  waived  n/a  skipped  xfail  xpass  errors")
         for area in areas {
             let group = results.filter { $0.area == area }
             lines.append(area.padding(toLength: width, withPad: " ", startingAt: 0)
                          + column(group, [.passed], 8) + column(group, [.failed], 8)
+                         + column(group, [.deviation], 11) + column(group, [.waived], 8) + column(group, [.notApplicable], 5)
                          + column(group, [.skipped], 9) + column(group, [.expectedFailure], 7)
                          + column(group, [.unexpectedPass], 7) + column(group, [.error], 8))
         }
@@ -58,6 +60,9 @@ public enum ConsoleReport {
         case .expectedFailure: "XFAIL"
         case .unexpectedPass: "XPASS"
         case .error: "ERROR"
+        case .deviation: "DEVIATION"
+        case .waived: "WAIVED"
+        case .notApplicable: "N/A"
         }
     }
 

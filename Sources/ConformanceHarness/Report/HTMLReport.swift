@@ -17,12 +17,13 @@ public enum HTMLReport {
             <style>\(style)</style></head><body>
             <h1>mockchat scenarios</h1>
             <p id="summary" class="\(summary.isFailure ? "failed" : "passed")">\(escape(summary.line))</p>
-            <table id="areas"><thead><tr><th>area</th><th>passed</th><th>failed</th><th>skipped</th><th>xfail</th><th>xpass</th><th>errors</th></tr></thead><tbody>
+            <table id="areas"><thead><tr><th>area</th><th>passed</th><th>failed</th><th>deviation</th><th>waived</th><th>n/a</th><th>skipped</th><th>xfail</th><th>xpass</th><th>errors</th></tr></thead><tbody>
 
             """
         for area in Set(results.map(\.area)).sorted() {
             let counts = RunSummary(results.filter { $0.area == area })
             html += "<tr data-area=\"\(escape(area))\"><td>\(escape(area))</td><td>\(counts.passed)</td><td>\(counts.failed)</td>"
+                + "<td>\(counts.deviations)</td><td>\(counts.waived)</td><td>\(counts.notApplicable)</td>"
                 + "<td>\(counts.skipped)</td><td>\(counts.expectedFailures)</td><td>\(counts.unexpectedPasses)</td><td>\(counts.errors)</td></tr>\n"
         }
         html += "</tbody></table>\n"
@@ -41,6 +42,7 @@ public enum HTMLReport {
         html += "<h2><span class=\"verdict\">\(ConsoleReport.label(result.verdict))</span> \(escape(result.id))</h2>\n"
         html += "<p class=\"title\">\(escape(result.title))</p>\n"
         html += "<p class=\"source\">source: <cite>\(escape(result.source))</cite> — <code>\(escape(result.path))</code></p>\n"
+        for rule in result.rules { html += "<p class=\"rule\">rule: \(escape(rule))</p>\n" }
         if let message = result.message { html += "<pre class=\"message\">\(escape(message))</pre>\n" }
         if !result.timeline.isEmpty { html += diagram(result) }
         return html + "</section>\n"
@@ -99,7 +101,8 @@ public enum HTMLReport {
         table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 10px;text-align:right}td:first-child{text-align:left}
         section.scenario{border-top:1px solid #ddd;margin-top:14px}
         section.failed h2,section.error h2,section.unexpected-pass h2{color:#b00}
-        section.passed h2{color:#070}h2{font-size:15px;margin:8px 0 2px}
+        section.passed h2{color:#070}section.deviation h2{color:#a60}section.waived h2,section.not-applicable h2{color:#666}
+        .rule{margin:2px 0;font-size:13px;color:#333}h2{font-size:15px;margin:8px 0 2px}
         .verdict{display:inline-block;min-width:52px}
         pre.message{background:#fff3f3;border-left:3px solid #b00;padding:6px;white-space:pre-wrap}
         .diagram{overflow-x:auto}svg.sequence{font:11px monospace}

@@ -12,6 +12,7 @@ public enum JSONReport {
             ])
             if let message = result.message { object["message"] = .string(message) }
             if let step = result.failedStep { object["failedStep"] = .integer(Int64(step)) }
+            if !result.rules.isEmpty { object["rules"] = .array(result.rules.map(JSONValue.string)) }
             return .object(object)
         }
         let counts = RunSummary(results)
@@ -19,6 +20,8 @@ public enum JSONReport {
             ("passed", .integer(Int64(counts.passed))), ("failed", .integer(Int64(counts.failed))),
             ("skipped", .integer(Int64(counts.skipped))), ("expectedFailures", .integer(Int64(counts.expectedFailures))),
             ("unexpectedPasses", .integer(Int64(counts.unexpectedPasses))), ("errors", .integer(Int64(counts.errors))),
+            ("deviations", .integer(Int64(counts.deviations))), ("waived", .integer(Int64(counts.waived))),
+            ("notApplicable", .integer(Int64(counts.notApplicable))),
             ("wallSeconds", .double(wallSeconds)),
         ]))
         return JSONValue.object(JSONObject([

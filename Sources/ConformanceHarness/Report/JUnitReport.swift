@@ -5,9 +5,10 @@ import MockChatCore
 public enum JUnitReport {
     public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
         // JUnit has no xfail/xpass: an expected failure is a skip, an unexpected pass a failure.
+        // A deviation, a waiver and a scenario that does not apply are skips whose message says which.
         let counts = RunSummary(results)
         let failures = counts.failed + counts.unexpectedPasses
-        let skipped = counts.skipped + counts.expectedFailures
+        let skipped = counts.skipped + counts.expectedFailures + counts.deviations + counts.waived + counts.notApplicable
         let errors = counts.errors
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<testsuites name="mockchat" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
@@ -18,7 +19,8 @@ public enum JUnitReport {
         xml += "    </properties>\n"
         for result in results {
             xml += #"    <testcase classname="\#(escape(result.area))" name="\#(escape(result.id))" file="\#(escape(result.path))" time="\#(seconds(result.wallSeconds))">"#
-            let detail = escape([result.message ?? "", result.traceTail.joined(separator: "\n")].joined(separator: "\n"))
+            let cited = result.rules.map { "rule: " + $0 }
+            let detail = escape((cited + [result.message ?? "", result.traceTail.joined(separator: "\n")]).joined(separator: "\n"))
             switch result.verdict {
             case .passed:
                 break
@@ -26,8 +28,9 @@ public enum JUnitReport {
                 xml += "\n" + #"      <failure message="\#(escape(firstLine(result.message)))" type="\#(result.verdict.rawValue)">\#(detail)</failure>"# + "\n    "
             case .error:
                 xml += "\n" + #"      <error message="\#(escape(firstLine(result.message)))" type="error">\#(detail)</error>"# + "\n    "
-            case .skipped, .expectedFailure:
-                xml += "\n" + #"      <skipped message="\#(escape(result.verdict.rawValue + ": " + firstLine(result.message)))"/>"# + "\n    "
+            case .skipped, .expectedFailure, .deviation, .waived, .notApplicable:
+                let why = result.rules.first.map { "rule " + $0 } ?? firstLine(result.message)
+                xml += "\n" + #"      <skipped message="\#(escape(result.verdict.rawValue + ": " + why))"/>"# + "\n    "
             }
             xml += "</testcase>\n"
         }

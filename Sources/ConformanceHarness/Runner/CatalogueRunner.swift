@@ -33,6 +33,11 @@ public struct CatalogueRunner: Sendable {
         public var tolerance = 0.1
         /// In wall-clock mode, scenarios that wait longer than this (seconds) are skipped.
         public var maxWait = 10.0
+        /// What the SDK declares (`--manifest`, or the driver's hello): its parameter values
+        /// replace MockChat's defaults, and its features and waivers grade the verdicts.
+        public var manifest: Manifest?
+        /// The rules verdicts are graded by.
+        public var ruleBook: RuleBook = .embedded
         public init() {}
     }
 
@@ -76,7 +81,7 @@ public struct CatalogueRunner: Sendable {
                     return state.next
                 }
                 guard let index else { return }
-                let result = grade(ScenarioRunner(options: options).run(scenarios[index]))
+                let result = grade(verdict(scenarios[index]))
                 state.withLock { state in
                     state.results[index] = result
                     state.done += 1
@@ -85,6 +90,24 @@ public struct CatalogueRunner: Sendable {
             }
         }
         return state.withLock { $0.results.compactMap { $0 } }
+    }
+
+    /// Runs one scenario with the manifest's values and grades its outcome by the rule book;
+    /// a scenario that needs an undeclared feature does not run.
+    private func verdict(_ scenario: Scenario) -> ScenarioResult {
+        if let manifest = options.manifest,
+           let result = Verdicts.notApplicable(scenario, manifest: manifest, book: options.ruleBook) {
+            return result
+        }
+        let resolved: Scenario
+        do {
+            resolved = try scenario.resolved(declaring: options.manifest?.parameters ?? [:], ruleBook: options.ruleBook)
+        } catch {
+            return ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
+                                  verdict: .error, message: "with the values of \(options.manifest?.origin ?? "the manifest"): \(error)")
+        }
+        return Verdicts.classify(ScenarioRunner(options: options).run(resolved), scenario: resolved,
+                                 manifest: options.manifest, book: options.ruleBook)
     }
 
     /// Applies the expected-failure list.

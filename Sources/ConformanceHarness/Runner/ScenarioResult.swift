@@ -3,7 +3,14 @@ public struct ScenarioResult: Sendable {
     /// Graded verdicts, after autobahn-testsuite's.
     public enum Verdict: String, Sendable {
         case passed
+        /// A documented rule broken, or a declared parameter value not honoured.
         case failed
+        /// A decision or parameter differs from MockChat's default and the manifest does not declare it.
+        case deviation
+        /// Differs where the manifest waives the rule, with a reason.
+        case waived
+        /// Needs a feature the manifest does not declare (or another profile).
+        case notApplicable = "not-applicable"
         case skipped
         /// Failed, and listed as a known failure.
         case expectedFailure = "expected-failure"
@@ -20,6 +27,8 @@ public struct ScenarioResult: Sendable {
     public var verdict: Verdict
     /// Why it failed or was skipped.
     public var message: String?
+    /// The rules a non-pass verdict rests on, as `id (level): text` (waivers add their reason).
+    public var rules: [String] = []
     /// The step that failed, or that the driver refused as unsupported (1-based).
     public var failedStep: Int?
     /// The server trace around the failing time, keep-alive pings left out.

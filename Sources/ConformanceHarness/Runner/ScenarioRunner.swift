@@ -84,7 +84,7 @@ public struct ScenarioRunner: Sendable {
             let timeline = Timeline(loop: loop, server: server, driver: link, wallClock: options.wallClock,
                                     settleTimeout: options.driverTimeout)
             let live = ScenarioSession(scenario: scenario, timeline: timeline, seed: options.seed ?? scenario.seed,
-                                       profilesFolder: profilesFolder,
+                                       profilesFolder: profilesFolder, declared: options.manifest?.parameters ?? [:],
                                        tolerance: options.wallClock ? options.tolerance : 0.001)
             live.callErrorsFail = recording == nil
             session = live

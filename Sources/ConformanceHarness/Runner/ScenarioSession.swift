@@ -12,6 +12,9 @@ final class ScenarioSession {
     let seed: UInt64
     /// Where `<profile>.yaml` files live; nil: the profiles built into the binary.
     let profilesFolder: String?
+    /// Parameter values the SDK declares: the reference model's profiles take them, and a
+    /// driver gets them with `create`.
+    let declared: [String: JSONValue]
     let start: Instant
     /// Default tolerance of `at` checks, in seconds.
     let tolerance: Double
@@ -29,7 +32,9 @@ final class ScenarioSession {
     /// The server trace, read once per `expect` step by the checks that need it.
     private var stepTrace: [JSONValue]?
 
-    init(scenario: Scenario, timeline: Timeline, seed: UInt64, profilesFolder: String?, tolerance: Double = 0.001) {
+    init(scenario: Scenario, timeline: Timeline, seed: UInt64, profilesFolder: String?,
+         declared: [String: JSONValue] = [:], tolerance: Double = 0.001) {
+        self.declared = declared
         self.scenario = scenario
         self.timeline = timeline
         loop = timeline.loop
@@ -63,7 +68,7 @@ final class ScenarioSession {
             let clientSeed = seed &+ Self.stableHash(name)
             if let driver = timeline.driver {
                 let client = try DriverClient(name: name, link: driver, profile: profileName ?? scenario.profile,
-                                              device: device, seed: clientSeed)
+                                              device: device, seed: clientSeed, parameters: declared)
                 driverClients[name] = client
                 clients[name] = client
             } else {
@@ -165,8 +170,9 @@ final class ScenarioSession {
                 let known = EmbeddedProfiles.files.keys.sorted()
                 throw ScenarioError("no built-in profile '\(name)'" + Suggestion.hint(for: name, among: known))
             }
-            profiles[name] = profile
-            return profile
+            let declaredProfile = try profile.applying(declared)
+            profiles[name] = declaredProfile
+            return declaredProfile
         } catch let error as ScenarioError {
             throw error
         } catch {

@@ -35,6 +35,26 @@ public struct Scenario: Sendable {
     public var steps: [Step]
     /// The file it came from.
     public var path: String
+    /// The rule book's parameters its steps read (`$keepAliveInterval`).
+    public var parameters: Set<String> = []
+    /// The document as written, kept when it reads parameters so that ``resolved(declaring:ruleBook:)``
+    /// can read it again with other values.
+    var document: JSONValue?
+
+    /// The scenario with the SDK's declared parameter values in place of MockChat's defaults;
+    /// itself when it reads none of them.
+    public func resolved(declaring declared: [String: JSONValue], ruleBook: RuleBook = .embedded) throws(ScenarioError) -> Scenario {
+        guard let document, !parameters.isDisjoint(with: declared.keys) else { return self }
+        var reader = ScenarioReader(locations: SourceLocations(), ruleBook: ruleBook)
+        reader.values = ParameterValues(ruleBook: ruleBook, profile: profile, declared: declared)
+        do throws(ScenarioError) {
+            return try reader.scenario(document, path: path)
+        } catch {
+            var located = error
+            located.file = path
+            throw located
+        }
+    }
 }
 
 /// One line of a scenario.
@@ -46,6 +66,8 @@ public struct Step: Sendable {
     public var text: String
     /// For an `expect` step resting on decision or parameter rules: their ids (`rule:`/`rules:`).
     public var rules: [String] = []
+    /// The parameters its values read (`$pongTimeout`): it rests on their rules too.
+    public var parameters: Set<String> = []
 }
 
 /// What a step does.

@@ -9,6 +9,8 @@ struct ScenarioReader {
     let locations: SourceLocations
     /// Where rule ids are looked up.
     let ruleBook: RuleBook
+    /// The values of `$...` expressions; nil: MockChat's defaults for the scenario's profile.
+    var values: ParameterValues?
     /// Accepts calls on undeclared names (steps generated one at a time).
     var lenientNames = false
     private var clients: Set<String> = []
@@ -50,13 +52,21 @@ struct ScenarioReader {
         let rules = try ruleIds(object["rules"], path: ["rules"]) ?? []
         guard let rawSteps = object["steps"] else { throw fail("'steps' is required", []) }
         guard let list = rawSteps.arrayValue, !list.isEmpty else { throw fail("'steps' must be a non-empty list", ["steps"]) }
+        let values = self.values ?? ParameterValues(ruleBook: ruleBook, profile: profile)
         var steps: [Step] = []
-        for (index, raw) in list.enumerated() {
-            let (action, stepRules) = try step(raw, path: ["steps", String(index)])
-            steps.append(Step(number: index + 1, action: action, text: raw.description, rules: stepRules))
+        var parameters: Set<String> = []
+        for (index, written) in list.enumerated() {
+            let at = ["steps", String(index)]
+            let (raw, used) = try values.substitute(written, path: at, fail: fail)
+            let (action, stepRules) = try step(raw, path: at)
+            steps.append(Step(number: index + 1, action: action, text: written.description, rules: stepRules, parameters: used))
+            parameters.formUnion(used)
         }
-        return Scenario(id: id, title: title, source: source, profile: profile, app: object["app"],
-                        seed: UInt64(bitPattern: seed), skip: skip, rules: rules, steps: steps, path: file)
+        var scenario = Scenario(id: id, title: title, source: source, profile: profile, app: object["app"],
+                                seed: UInt64(bitPattern: seed), skip: skip, rules: rules, steps: steps, path: file)
+        scenario.parameters = parameters
+        scenario.document = parameters.isEmpty ? nil : root
+        return scenario
     }
 
     /// `rules: [id, ...]` (or one id): every id must be in the rule book.

@@ -1,3 +1,4 @@
+import ChatProtocol
 import Foundation
 
 extension Profile {
@@ -45,5 +46,30 @@ extension Profile {
         }
         if let window = backgroundTaskWindow, window <= 0 { found.append("'backgroundTaskWindow' must be positive") }
         return found
+    }
+}
+
+extension Profile {
+    /// The profile with the fields named in `values` set to those values (an SDK's declared
+    /// parameters, docs/SPECIFICATION.md); names that are not fields of a profile are left out.
+    public func applying(_ values: [String: JSONValue]) throws(ProfileError) -> Profile {
+        let fields = Set(Self.sourcedFields)
+        let chosen = values.filter { fields.contains($0.key) }
+        guard !chosen.isEmpty else { return self }
+        do {
+            guard case .object(var object) = try JSONParser.parse(Array(try JSONEncoder().encode(self))) else {
+                throw ProfileError(origin: name, problems: ["cannot encode the profile"])
+            }
+            for (key, value) in chosen.sorted(by: { $0.key < $1.key }) { object[key] = value }
+            var profile = try JSONDecoder().decode(Profile.self, from: Data(JSONValue.object(object).serialized().utf8))
+            for key in chosen.keys { profile.sources[key] = "declared by the SDK's manifest" }
+            let problems = profile.problems
+            guard problems.isEmpty else { throw ProfileError(origin: name, problems: problems) }
+            return profile
+        } catch let error as ProfileError {
+            throw error
+        } catch {
+            throw ProfileError(origin: name, problems: ["the declared values do not fit the profile: \(error)"])
+        }
     }
 }
