@@ -12,9 +12,10 @@ struct TestCommand: ParsableCommand {
             Each scenario gets its own server and virtual clock, so the catalogue runs in
             seconds. With no path, the catalogue built into the binary runs. A file that
             cannot be loaded becomes an `error` verdict and the others still run; reports
-            are always written. Exit status 0 when nothing failed, 1 otherwise. The last
-            line is `scenarios: N passed, N failed, N skipped` (then xfail, xpass and
-            errors when there are any).
+            are always written. Exit status 0 when nothing failed, 1 otherwise (with
+            --strict, deviations fail too). The last line is `scenarios: N passed, N failed,
+            N skipped` (then deviations, waived, not applicable, xfail, xpass and errors
+            when there are any). docs/SPECIFICATION.md: rule book, manifest, verdicts.
             """)
 
     @Argument(help: "Scenario files or folders (default: the built-in catalogue).")

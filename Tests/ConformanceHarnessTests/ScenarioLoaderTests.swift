@@ -106,6 +106,9 @@ import Testing
           - client: a
           - expect: { a.status: disconnected, rule: connection.pong-timeout }
           - expect: { a.status: disconnected, rules: [connection.pong-timeout, connection.keep-alive-interval] }
+          - a.ping: {}
+            expect_error: ERR_WEBSOCKET_ERROR
+            rule: connection.pong-timeout
         """
 
     /// Two rules, so that the test does not depend on the catalogue's rule book.
@@ -123,6 +126,7 @@ import Testing
         #expect(scenario.rules == ["connection.keep-alive-interval"])
         #expect(scenario.steps[1].rules == ["connection.pong-timeout"])
         #expect(scenario.steps[2].rules == ["connection.pong-timeout", "connection.keep-alive-interval"])
+        #expect(scenario.steps[3].rules == ["connection.pong-timeout"])
         guard case .expect(let expectations, _) = scenario.steps[1].action else { Issue.record("not an expect step"); return }
         #expect(expectations.map(\.text) == ["a.status: \"disconnected\""])
     }

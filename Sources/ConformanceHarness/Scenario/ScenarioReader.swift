@@ -154,12 +154,14 @@ struct ScenarioReader {
                 try allowModifiers(["expect_status"], object, path)
                 return (try controlStep(method, value, object, path: keyPath), [])
             }
-            try allowModifiers(wires.contains(subject) ? [] : ["expect_error"], object, path)
+            try allowModifiers(wires.contains(subject) ? [] : ["expect_error", "rule", "rules"], object, path)
             if let code = object["expect_error"], code.stringValue == nil {
                 throw fail("expect_error takes an error code", path + ["expect_error"])
             }
             try checkCall(subject, method, value, path: keyPath)
-            return (.call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue), [])
+            // A call whose expected outcome rests on a decision or parameter names it beside expect_error.
+            let rules = (try ruleIds(object["rule"], path: path + ["rule"]) ?? []) + (try ruleIds(object["rules"], path: path + ["rules"]) ?? [])
+            return (.call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue), rules)
         }
     }
 

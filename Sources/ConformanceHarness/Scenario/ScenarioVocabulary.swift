@@ -5,6 +5,7 @@ enum ScenarioVocabulary {
     /// Keys that may sit beside an action, and the actions they go with.
     static let modifiers: [String: String] = [
         "expect_error": "a client call", "expect_status": "a server step",
+        "rule": "a client call (an expect step takes it inside its mapping)", "rules": "a client call (an expect step takes it inside its mapping)",
         "profile": "client", "device": "client", "platform": "client",
     ]
     static let serverSteps = ServerShorthand.table.map(\.name) + ["control"]
