@@ -79,7 +79,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Share presence and devices with other nodes through Redis at redis://HOST:PORT (docs/CLUSTER.md).")
     var cluster: String?
 
-    @Option(help: "This node's name in the cluster (unique; no '/'). Required with --cluster.")
+    @Option(help: "This node's name in the cluster: unique, 1 to 64 letters, digits, '.', '_' or '-'. Required with --cluster.")
     var node: String?
 
     @Option(help: "Cluster: a killed node's users go offline on the other nodes within this many milliseconds.")
@@ -110,7 +110,12 @@ struct ServeCommand: ParsableCommand {
             if node != nil { throw ValidationError("--node needs --cluster redis://HOST:PORT") }
             return
         }
-        guard node != nil else { throw ValidationError("--cluster needs --node NAME, unique among the nodes") }
+        guard let cluster, let node else { throw ValidationError("--cluster needs --node NAME, unique among the nodes") }
+        do throws(ClusterConfigurationError) {
+            _ = try ClusterBridge.Configuration(url: cluster, node: node)
+        } catch {
+            throw ValidationError(error.description)
+        }
         guard clock == .system else {
             throw ValidationError("--clock virtual cannot be used with --cluster: the virtual clock is one process's; nodes share real time")
         }
@@ -138,15 +143,11 @@ struct ServeCommand: ParsableCommand {
             FileHandle.standardError.write(Data("mockchat serve: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
         var configuration = ChatServer.Configuration()
         configuration.address = SocketAddress(host: host, port: port)
         if let cluster, let node {
-            do {
-                configuration.cluster = try ClusterBridge.Configuration(url: cluster, node: node)
-            } catch {
-                throw ValidationError("--cluster/--node: \(error)")
-            }
+            // Checked in validate(), before the loop exists.
+            configuration.cluster = try ClusterBridge.Configuration(url: cluster, node: node)
             configuration.cluster?.nodeTTLMilliseconds = nodeTtl
         }
         // Upgrades stop before the descriptors run out: the rest stays for the control
@@ -156,8 +157,17 @@ struct ServeCommand: ParsableCommand {
         configuration.maxPendingLoginsPerAddress = maxPendingLogins
         configuration.controlAccess = ControlAccess(token: token, fromAnywhere: controlFromAnywhere,
                                                     allowedHosts: controlHost.map { $0.lowercased() })
-        let server = try ChatServer(loop: loop, configuration: configuration, directory: fixtureSet.directory,
+        let loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
+        let server: ChatServer
+        do {
+            server = try ChatServer(loop: loop, configuration: configuration, directory: fixtureSet.directory,
                                     settings: fixtureSet.settings, trace: traceLog)
+        } catch {
+            // A loop must be shut down before it goes; a failed start ends with the reason, not a trap.
+            _ = loop.shutdown()
+            FileHandle.standardError.write(Data("mockchat serve: cannot listen on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
         let signals = SignalWatcher(loop: loop, signals: Self.stopSignals) { signal in
             logger.notice("signal \(signal): closing \(server.sessionCount) sessions with 1001")
             server.shutdown()

@@ -57,6 +57,32 @@ struct ServeCommandTests {
         #expect(stderr.contains(message), "\(stderr)")
     }
 
+    /// Each crashed `serve` with a trap (exit 132) before it said what was wrong.
+    @Test(arguments: [
+        (["--cluster", "http://x", "--node", "a"], "--cluster 'http://x': expected redis://HOST:PORT"),
+        (["--cluster", "redis://", "--node", "a"], "--cluster 'redis://': expected redis://HOST:PORT"),
+        (["--cluster", "redis://127.0.0.1:99999", "--node", "a"], "with a port from 1 to 65535"),
+        (["--cluster", "redis://127.0.0.1:6379", "--node", "a/b"], "--node 'a/b': a name of 1 to 64 letters"),
+        (["--cluster", "redis://127.0.0.1:6379", "--node", ""], "--node '': a name of 1 to 64 letters"),
+    ])
+    func aBadClusterOrNodeIsAUsageError(flags: [String], message: String) throws {
+        let (status, stderr) = try run(["serve", "--port", "0"] + flags)
+        #expect(status == 64)
+        #expect(stderr.contains(message), "\(stderr)")
+    }
+
+    /// A start that fails after the loop exists shuts the loop down and says why (it trapped).
+    @Test func aPortInUseEndsWithTheReason() throws {
+        let loop = try EventLoop()
+        defer { loop.shutdown() }
+        let listener = try TCPListener(loop: loop, address: SocketAddress(host: "127.0.0.1", port: 0)) { _ in }
+        defer { listener.close() }
+        let port = listener.address.port
+        let (status, stderr) = try run(["serve", "--port", "\(port)"])
+        #expect(status == 1)
+        #expect(stderr.contains("cannot listen on 127.0.0.1:\(port)") && stderr.contains("EADDRINUSE"), "\(stderr)")
+    }
+
     @Test func controlFromAnywhereNeedsAToken() throws {
         let (status, stderr) = try run(["serve", "--port", "0", "--control-from-anywhere"])
         #expect(status != 0)

@@ -28,18 +28,28 @@ public final class ClusterBridge {
             self.node = node
         }
 
-        /// Parses `redis://HOST:PORT`.
+        /// Parses `redis://HOST:PORT` (an IPv6 host in brackets) and checks the node name:
+        /// 1 to 64 letters, digits, `.`, `_` or `-`.
         public init(url: String, node: String) throws(ClusterConfigurationError) {
-            guard url.hasPrefix("redis://") else { throw ClusterConfigurationError("'\(url)': expected redis://HOST:PORT") }
+            let expected = "--cluster '\(url.prefix(200))': expected redis://HOST:PORT with a port from 1 to 65535"
+            guard url.hasPrefix("redis://") else { throw ClusterConfigurationError(expected) }
             let rest = url.dropFirst("redis://".count)
-            guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
-                  (1...65535).contains(port), colon != rest.startIndex else {
-                throw ClusterConfigurationError("'\(url)': expected redis://HOST:PORT with a port from 1 to 65535")
+            guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex else { throw ClusterConfigurationError(expected) }
+            let digits = rest[rest.index(after: colon)...]
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy { $0.isASCII && $0.isNumber }, let port = Int(digits),
+                  (1...65_535).contains(port) else {
+                throw ClusterConfigurationError(expected)
             }
-            guard !node.isEmpty, !node.contains("/"), !node.contains(" ") else {
-                throw ClusterConfigurationError("node name '\(node)': must be non-empty, without '/' or spaces")
+            var host = rest[..<colon]
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+            guard !host.isEmpty, !host.contains("/"), !host.contains("@"), !host.contains(where: \.isWhitespace) else {
+                throw ClusterConfigurationError(expected)
             }
-            self.init(host: String(rest[..<colon]), port: port, node: node)
+            guard (1...64).contains(node.utf8.count),
+                  node.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+                throw ClusterConfigurationError("--node '\(node.prefix(200))': a name of 1 to 64 letters, digits, '.', '_' or '-', unique among the nodes")
+            }
+            self.init(host: String(host), port: port, node: node)
         }
     }
 
