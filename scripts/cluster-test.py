@@ -7,7 +7,9 @@ a second mobile device on another node kicks the first, the reconnect-kick refus
 two mobile logins racing on two nodes leave exactly one device (counted over many
 races), users.get / users.list / control see cluster-wide state, reset clears the
 cluster, a churn run counted per watcher, `kill -9` of a node, a node whose loop
-stalled past its liveness TTL registers again, and a Redis kill and restart.
+stalled past its liveness TTL registers again, a Redis kill and restart, and Redis
+outages of 0.3, 1 and 5 s (`--outages`) under login/logout churn, after each of which
+both nodes rejoin and converge.
 Every wait is on a condition with a deadline. The last line is
 "cluster-test: N passed, F failed".
 
@@ -491,6 +493,13 @@ async def run(args, report):
                        "a's watcher to see a login on b after the restart")
         report(f"Redis restart: nodes serve alone, log it, and agree {converged:.2f} s after it returns")
 
+        # 8b. Outages of several lengths under churn: each node rejoins and converges.
+        for seconds in args.outages:
+            redis, converged = await outage_under_churn(a, b, watchers[:2], redis, redis_port, seconds, rng)
+            processes.append(redis)
+            report(f"Redis down {seconds:g} s under churn: both nodes rejoin and agree {converged:.2f} s after it "
+                   f"returns; a logout during the outage retracted, a login during it shared")
+
         # 9. SIGTERM: a node's users go offline on the others at once, and it exits 0.
         await a.process.kill(signal.SIGTERM)
         expect(a.process.proc.returncode == 0, f"node a exited {a.process.proc.returncode} after SIGTERM")
@@ -520,6 +529,73 @@ async def run(args, report):
                     print(f"cluster-test: node {process.name}: {line}", file=sys.stderr)
 
 
+async def outage_under_churn(a, b, watchers, redis, redis_port, seconds, rng):
+    """Kills Redis for `seconds` while users log in and out on both nodes; meanwhile a
+    user online on b before the outage logs out (a ghost on a until the rejoin) and one
+    logs in on a (unknown to b until then). After the restart both nodes must log their
+    reconnection and agree with what is really logged in. Returns the new redis-server
+    and the seconds from its restart to agreement."""
+    churners = ["carol", "dave", "erin", "grace"]
+    stopping = asyncio.Event()
+
+    async def churn(uid):
+        cycle = 0
+        while not stopping.is_set():
+            client = await Client.login(rng.choice((a, b)), uid, f"{uid}-out{cycle}", platform="web", presence="none")
+            await client.request("logout")
+            await client.closed()
+            cycle += 1
+        return cycle
+    await wait_for(lambda: a.control("GET", "/control/presence") == b.control("GET", "/control/presence"),
+                   "a and b to agree before the outage")
+    ghost = await Client.login(b, "ivan", f"ivan-ghost-{seconds:g}")
+    await wait_for(lambda: watchers[0].presence({"ivan"})[-1:] == [("ivan", "online")], "a to see ivan on b")
+    reconnects = [node.process.count("reconnected to Redis") for node in (a, b)]
+    outages = [node.process.count("unreachable \\(") for node in (a, b)]
+    churning = [asyncio.ensure_future(churn(uid)) for uid in churners]
+    await redis.kill(signal.SIGKILL)
+    killed_at = time.monotonic()
+    await wait_for(lambda: all(node.process.count("unreachable \\(") > before for node, before in zip((a, b), outages)),
+                   "a and b to log the outage")
+    await ghost.request("logout")
+    newcomer = await Client.login(a, "mallory", f"mallory-new-{seconds:g}")
+    # The outage lasts `seconds`: watchers ping meanwhile to stay within the heartbeat timeout.
+    while time.monotonic() - killed_at < seconds:
+        await asyncio.sleep(min(1.0, max(0.0, seconds - (time.monotonic() - killed_at))))
+        await asyncio.gather(*(w.request("ping") for w in watchers + [newcomer]))
+    redis = await start_redis(redis_port)
+    restarted_at = time.monotonic()
+    await wait_for(lambda: all(node.process.count("reconnected to Redis") > before for node, before in zip((a, b), reconnects)),
+                   f"a and b to reconnect after a {seconds:g} s outage")
+    stopping.set()
+    cycles = sum(await asyncio.gather(*churning))
+
+    def held():
+        """The users logged in on either node, each node asked about its own connections."""
+        return sorted({entry["uid"] for node in (a, b) for entry in node.control("GET", "/control/connections")["connections"]
+                       if entry.get("node") == node.name and entry.get("state") == "logged-in"})
+
+    def agreed():
+        expected = held()
+        return all(node.control("GET", "/control/presence")["online"] == expected for node in (a, b))
+    await wait_for(agreed, f"a and b to agree on {held()} after a {seconds:g} s outage "
+                           f"(a: {a.control('GET', '/control/presence')['online']}, "
+                           f"b: {b.control('GET', '/control/presence')['online']})")
+    expected = held()
+    expect("mallory" in expected and "ivan" not in expected, f"presence after the outage: {expected}")
+    converged = time.monotonic() - restarted_at
+    for uid in churners:
+        expect(uid not in expected, f"{uid} still online after churn stopped: {expected}")
+    await wait_for(lambda: watchers[0].presence({"ivan"})[-1:] == [("ivan", "offline")],
+                   "a's watcher to see the ghost retracted")
+    await wait_for(lambda: watchers[1].presence({"mallory"})[-1:] == [("mallory", "online")],
+                   "b's watcher to see the login made during the outage")
+    expect(cycles > 0, "no churn cycle completed")
+    await newcomer.request("logout")
+    await newcomer.closed()
+    return redis, converged
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mockchat", default=".build/debug/mockchat")
@@ -528,6 +604,8 @@ def main():
     parser.add_argument("--cycles", type=int, default=25, help="login/logout cycles per churning user")
     parser.add_argument("--seed", type=int, default=20261123)
     parser.add_argument("--races", type=int, default=50, help="mobile login races per mode")
+    parser.add_argument("--outages", type=lambda text: [float(x) for x in text.split(",") if x], default=[0.3, 1, 5],
+                        help="Redis outage lengths in seconds, comma-separated (default 0.3,1,5)")
     args = parser.parse_args()
     passed = []
 

@@ -32,9 +32,12 @@ public final class RedisConnection {
             redisAsyncFree(context)
             throw UVError(UV_ECONNREFUSED.rawValue, "redisAsyncConnect: \(message)")
         }
+        guard mockchat_redis_attach(context, loop.uv) == REDIS_OK else {
+            redisAsyncFree(context)
+            throw UVError(UV_ENOMEM.rawValue, "attaching the Redis connection to the loop")
+        }
         self.context = context
         context.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        mockchat_redis_attach(context, loop.uv)
         redisAsyncSetConnectCallback(context) { context, status in
             guard let context, let owner = context.pointee.data else { return }
             let connection = Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue()

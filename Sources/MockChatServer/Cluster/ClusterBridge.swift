@@ -1,15 +1,17 @@
 import ChatProtocol
 import EventLoop
 import Logging
+import MockChatCore
 
 /// Connects one node's engine to the cluster: turns the engine's cluster actions into
 /// Redis commands and the `mockchat:events` channel into engine inputs
 /// (``ClusterEvent``). Runs on the server's loop through hiredis's libuv adapter.
 ///
 /// While Redis is unreachable the node keeps serving on its own: its device
-/// announcements loop straight back to its engine, and it retries every
-/// `retryMilliseconds`. On reconnecting it rejoins (stores what Redis lost, drops what
-/// ended meanwhile) and reads a snapshot in the same script, ordered against the
+/// announcements loop straight back to its engine, and it retries, first after
+/// `retryMilliseconds`, then twice as long each time up to `maxRetryMilliseconds`, for
+/// as long as the outage lasts. On reconnecting it rejoins (stores what Redis lost, drops
+/// what ended meanwhile) and reads a snapshot in the same script, ordered against the
 /// channel by ``ClusterSync``, so every node converges (docs/CLUSTER.md).
 public final class ClusterBridge {
     /// Where the cluster lives and how this node takes part.
@@ -20,7 +22,13 @@ public final class ClusterBridge {
         public var node: String
         /// A killed node's users go offline on the others within this time.
         public var nodeTTLMilliseconds: Int64 = 3000
-        public var retryMilliseconds: Int64 = 500
+        /// The first retry after Redis became unreachable; each later one waits twice as
+        /// long, up to `maxRetryMilliseconds`.
+        public var retryMilliseconds: Int64 = 250
+        public var maxRetryMilliseconds: Int64 = 2000
+        /// An attempt that has not subscribed within this time is abandoned and retried
+        /// (a connect that nothing answers, not even with a refusal).
+        public var connectTimeoutMilliseconds: Int64 = 3000
 
         public init(host: String, port: Int, node: String) {
             self.host = host
@@ -64,9 +72,13 @@ public final class ClusterBridge {
     private var commands: RedisConnection?
     private var subscriber: RedisConnection?
     private var timer: Clock.TimerID?
+    /// Abandons a connection attempt nothing answers.
+    private var connectDeadline: Clock.TimerID?
     private var isStopped = false
     private var wasConnected = false
-    private var isOutageLogged = false
+    /// Failed attempts since Redis was last reachable, and when that was.
+    private var failedAttempts = 0
+    private var outageStart: UInt64?
     /// Orders the channel against this node's snapshots.
     private var sync = ClusterSync()
     /// A re-registration after an expired liveness key is on its way: later heartbeats
@@ -138,6 +150,7 @@ public final class ClusterBridge {
         isStopped = true
         isReady = false
         loop.clock.cancel(timer)
+        loop.clock.cancel(connectDeadline)
         subscriber?.close()
         commands?.close(flush: true)
     }
@@ -162,6 +175,10 @@ public final class ClusterBridge {
                 connection.onDisconnect = { [unowned self] reason in self.lost(reason) }
                 connection.onConnect = { [unowned self] in self.connected() }
             }
+            connectDeadline = loop.clock.schedule(after: configuration.connectTimeoutMilliseconds) { [unowned self] in
+                self.connectDeadline = nil
+                self.lost("no answer within \(self.configuration.connectTimeoutMilliseconds) ms")
+            }
         } catch {
             lost("\(error)")
         }
@@ -179,9 +196,17 @@ public final class ClusterBridge {
     }
 
     private func subscribed() {
-        logger.notice("cluster: node \(configuration.node) \(wasConnected ? "reconnected to" : "joined") Redis at \(configuration.host):\(configuration.port)")
+        loop.clock.cancel(connectDeadline)
+        connectDeadline = nil
+        if !wasConnected {
+            logger.notice("cluster: node \(configuration.node) joined Redis at \(configuration.host):\(configuration.port)")
+        } else {
+            let outage = outageStart.map { MonotonicTime.seconds(from: $0, to: MonotonicTime.now()) } ?? 0
+            logger.notice("cluster: node \(configuration.node) reconnected to Redis at \(configuration.host):\(configuration.port) after \(Self.seconds(outage)) s unreachable (\(failedAttempts) failed attempts); rejoining")
+        }
         wasConnected = true
-        isOutageLogged = false
+        failedAttempts = 0
+        outageStart = nil
         isReady = true
         rejoin(readingSnapshot: true)
         beat()
@@ -260,25 +285,52 @@ public final class ClusterBridge {
         }
     }
 
+    /// The link is down (or an attempt failed): serve alone and retry with capped backoff.
+    /// Both connections report their end; the second report of one attempt changes nothing.
     private func lost(_ reason: String) {
-        guard !isStopped else { return }
-        if !isOutageLogged {
-            isOutageLogged = true
-            logger.warning("cluster: Redis at \(configuration.host):\(configuration.port) unreachable (\(reason)); serving alone, retrying every \(configuration.retryMilliseconds) ms")
-        }
+        guard !isStopped, commands != nil || subscriber != nil || timer == nil else { return }
+        let wasReady = isReady
         isReady = false
         sync.disconnected()
         loop.clock.cancel(timer)
+        loop.clock.cancel(connectDeadline)
         timer = nil
+        connectDeadline = nil
         let spent = [commands, subscriber]
         commands = nil
         subscriber = nil
+        for connection in spent { connection?.onDisconnect = nil; connection?.onConnect = nil }
         // Closing from inside a hiredis callback is not allowed: do it on a later turn.
         loop.deferToLoop { spent.forEach { $0?.close() } }
-        timer = loop.clock.schedule(after: configuration.retryMilliseconds) { [unowned self] in
+        let isNewOutage = wasReady || outageStart == nil
+        if isNewOutage {
+            outageStart = MonotonicTime.now()
+            failedAttempts = 0
+        } else {
+            failedAttempts += 1
+        }
+        let delay = retryDelay(after: failedAttempts)
+        let redis = "Redis at \(configuration.host):\(configuration.port)"
+        if isNewOutage {
+            logger.warning("cluster: \(redis) unreachable (\(reason)); node \(configuration.node) serving alone, retrying in \(delay) ms, backing off to every \(configuration.maxRetryMilliseconds) ms")
+        } else if delay > retryDelay(after: failedAttempts - 1) && delay == configuration.maxRetryMilliseconds {
+            logger.warning("cluster: \(redis) still unreachable after \(failedAttempts) attempts (\(reason)); retrying every \(delay) ms")
+        }
+        timer = loop.clock.schedule(after: delay) { [unowned self] in
             self.timer = nil
             self.connect()
         }
+    }
+
+    /// The wait before the next attempt: doubling from the first retry, capped.
+    private func retryDelay(after failures: Int) -> Int64 {
+        min(configuration.retryMilliseconds << min(max(failures, 0), 16), configuration.maxRetryMilliseconds)
+    }
+
+    /// Seconds with one decimal, for a log line.
+    private static func seconds(_ value: Double) -> String {
+        let tenths = Int((min(value, 1e9) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 
