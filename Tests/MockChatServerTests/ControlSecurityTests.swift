@@ -54,7 +54,35 @@ struct ControlSecurityTests {
         #expect(try request(f, "GET", "/control/health", host: "other.test", body: "").status == 403)
     }
 
+    /// A rebinding page's name that begins like a loopback address was taken for one
+    /// (issue 26, defect 3): each of these changed the faults before.
+    @Test func loopbackNamesAreMatchedExactlyNeverByPrefix() throws {
+        let f = try ServerFixture(access: ControlAccess(allowedHosts: ["mockchat.test"]))
+        let json = "Content-Type: application/json"
+        for host in ["127.0.0.1.rebind.attacker.example", "127.0.0.1.rebind.attacker.example:8080", "127.evil.example",
+                     "127.0.0.1:80:80", "localhost.attacker.example", "[::1].attacker.example", "::ffff:127.0.0.1.x.example",
+                     "mockchat.test.attacker.example"] {
+            let reply = try request(f, host: host, headers: [json])
+            #expect(reply.status == 403, "Host \(host)")
+        }
+        for origin in ["http://127.0.0.1.rebind.attacker.example", "http://127.0.0.1.rebind.attacker.example:3000",
+                       "https://localhost.attacker.example", "http://[::1].attacker.example"] {
+            let reply = try request(f, headers: [json, "Origin: \(origin)"])
+            #expect(reply.status == 403, "Origin \(origin)")
+        }
+        #expect(!f.server.faults.refuseConnections)
+        for host in ["127.0.0.1", "127.1.2.3:8080", "localhost", "LOCALHOST:1", "[::1]", "[::1]:8080", "mockchat.test:80"] {
+            #expect(try request(f, "GET", "/control/health", host: host, body: "").status == 200, "Host \(host)")
+        }
+        for origin in ["http://127.0.0.1:3000", "http://[::1]:8080", "http://localhost", "https://mockchat.test"] {
+            #expect(try request(f, "GET", "/control/health", headers: ["Origin: \(origin)"], body: "").status == 200, "Origin \(origin)")
+        }
+    }
+
     @Test func loopbackIncludesIPv4MappedAddresses() {
+        #expect(!SocketAddress(host: "127.0.0.1.rebind.attacker.example", port: 1).isLoopback)
+        #expect(!SocketAddress(host: "127.0.0", port: 1).isLoopback)
+        #expect(SocketAddress(host: "127.255.255.254", port: 1).isLoopback)
         #expect(SocketAddress(host: "::ffff:127.0.0.1", port: 1).isLoopback)
         #expect(SocketAddress(host: "::FFFF:127.1.2.3", port: 1).isLoopback)
         #expect(SocketAddress(host: "::1", port: 1).isLoopback)

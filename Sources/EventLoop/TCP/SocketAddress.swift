@@ -10,11 +10,17 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// True for 127.0.0.0/8, `::1`, and 127.0.0.0/8 mapped into IPv6 (`::ffff:127.0.0.1`),
-    /// which is how a dual-stack socket bound to `::` sees an IPv4 loopback peer.
+    /// True when the host is an IP address literal in 127.0.0.0/8, `::1`, or 127.0.0.0/8
+    /// mapped into IPv6 (`::ffff:127.0.0.1`, how a dual-stack socket bound to `::` sees an
+    /// IPv4 loopback peer). The text is parsed as an address, never matched by prefix: a
+    /// name such as `127.0.0.1.rebind.example` is not an address and so not loopback.
     public var isLoopback: Bool {
-        let name = host.lowercased()
-        return name.hasPrefix("127.") || name == "::1" || name.hasPrefix("::ffff:127.")
+        var v4 = [UInt8](repeating: 0, count: 4)
+        if uv_inet_pton(AF_INET, host, &v4) == 0 { return v4[0] == 127 }
+        var v6 = [UInt8](repeating: 0, count: 16)
+        guard uv_inet_pton(AF_INET6, host, &v6) == 0 else { return false }
+        let mapped = v6[0..<10].allSatisfy { $0 == 0 } && v6[10] == 0xFF && v6[11] == 0xFF
+        return v6[0..<15].allSatisfy { $0 == 0 } && v6[15] == 1 || mapped && v6[12] == 127
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -11,10 +11,12 @@ import EventLoop
 /// 1. **Peer.** Only loopback peers, unless `fromAnywhere` (which requires a token).
 /// 2. **Token.** With a token configured, `Authorization: Bearer TOKEN` is required (401).
 /// 3. **Host.** Without a valid token, the `Host` header must name a loopback address
-///    (`127.0.0.1`, `localhost`, `[::1]`), the address the server listens on, or one of
-///    `allowedHosts`. A rebinding page's requests carry its own host name (403).
-/// 4. **Origin.** A request with an `Origin` header that is not a loopback origin is
-///    refused (403): browsers add it to cross-site requests, other clients do not.
+///    (an address literal in 127.0.0.0/8, `[::1]`, or `localhost`), the address the server
+///    listens on, or one of `allowedHosts`, each matched exactly. A rebinding page's
+///    requests carry its own host name (403), whatever it begins with.
+/// 4. **Origin.** A request with an `Origin` header whose host is not one of those
+///    loopback names or `allowedHosts` is refused (403): browsers add it to cross-site
+///    requests, other clients do not.
 /// 5. **Content-Type.** A request with a body must say `application/json` (415), which
 ///    a browser cannot send cross-site without a preflight the server never answers.
 public struct ControlAccess: Sendable {
@@ -57,7 +59,7 @@ public struct ControlAccess: Sendable {
         for origin in request.headerValues("Origin") {
             let name = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
             guard origin.hasPrefix("http://") || origin.hasPrefix("https://"),
-                  let name, let host = Self.hostName(name), Self.isLoopbackName(host)
+                  let name, let host = Self.hostName(name), Self.isLoopbackName(host) || allowedHosts.contains(host)
             else {
                 return Self.refuse(403, "Origin '\(origin.prefix(100))' may not use the control API")
             }
@@ -72,17 +74,28 @@ public struct ControlAccess: Sendable {
         return nil
     }
 
-    /// The host part of a `Host` value (`name`, `name:port`, `[v6]:port`), lowercased.
+    /// The host part of a `Host` value (`name`, `name:port`, `[v6]`, `[v6]:port`),
+    /// lowercased; nil when anything but a numeric port follows the host.
     static func hostName(_ value: String) -> String? {
-        var text = Substring(value.lowercased())
+        let text = Substring(value.lowercased())
+        var host = text, port: Substring = ""
         if text.hasPrefix("[") {
             guard let end = text.firstIndex(of: "]") else { return nil }
-            return String(text[text.index(after: text.startIndex)..<end])
+            host = text[text.index(after: text.startIndex)..<end]
+            let rest = text[text.index(after: end)...]
+            guard rest.isEmpty || rest.first == ":" else { return nil }
+            port = rest.dropFirst()
+        } else if let colon = text.lastIndex(of: ":") {
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
         }
-        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
-        return text.isEmpty ? nil : String(text)
+        guard !host.isEmpty, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return String(host)
     }
 
+    /// `localhost`, or an IP literal in 127.0.0.0/8 or `::1`: matched exactly, the
+    /// address parsed, never by prefix (a rebinding page's `127.0.0.1.attacker.example`
+    /// is a name like any other).
     static func isLoopbackName(_ name: String) -> Bool {
         name == "localhost" || SocketAddress(host: name, port: 0).isLoopback
     }
