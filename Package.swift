@@ -69,8 +69,10 @@ let package = Package(
         ]),
         // An in-process server on its own thread, driven through the control API.
         .target(name: "MockChatTesting", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol", "WireKit"]),
+        // `mockchat matrix`: the catalogue through several SDKs, and the table of their verdicts.
+        .target(name: "ConformanceMatrix", dependencies: ["MockChatCore", "ConformanceHarness", "ChatProtocol"]),
         .executableTarget(name: "mockchat", dependencies: [
-            "MockChatServer", "ConformanceHarness", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
+            "MockChatServer", "ConformanceHarness", "ConformanceMatrix", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

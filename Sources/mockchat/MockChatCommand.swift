@@ -18,7 +18,7 @@ struct MockChatCommand: ParsableCommand {
             """,
         version: BuildInfo.description,
         subcommands: [ServeCommand.self, TestCommand.self, ScenariosCommand.self, DriverCommand.self, BenchCommand.self,
-                      FuzzCommand.self, FixturesCommand.self, SpecCommand.self])
+                      FuzzCommand.self, FixturesCommand.self, SpecCommand.self, MatrixCommand.self])
 
     static func main() {
         // `serve` ends on SIGINT/SIGTERM through its watcher; one that arrives before the

@@ -12,6 +12,8 @@ public struct DriverCapabilities: Sendable {
     public var sockets: Bool
     /// The SDK's manifest, when the hello carries one (docs/SPECIFICATION.md).
     public var manifest: JSONValue?
+    /// The whole `hello`, for reports that show what the driver said (`mockchat matrix`).
+    public var hello: JSONValue
 
     init(hello: JSONValue) throws(ScenarioError) {
         guard hello["type"]?.stringValue == "hello" else { throw ScenarioError("expected a hello, got \(hello)") }
@@ -27,6 +29,7 @@ public struct DriverCapabilities: Sendable {
         events = strings("events")
         sockets = hello["sockets"]?.boolValue ?? false
         manifest = hello["manifest"]
+        self.hello = hello
     }
 
     /// Why this driver cannot run `scenario`, or nil when it can: a command, an event

@@ -4,18 +4,38 @@ import MockChatCore
 /// JUnit XML, as CI systems read it: one `<testcase>` per scenario, classed by area.
 public enum JUnitReport {
     public static func render(_ results: [ScenarioResult], wallSeconds: Double) -> String {
-        // JUnit has no xfail/xpass: an expected failure is a skip, an unexpected pass a failure.
-        // A deviation, a waiver and a scenario that does not apply are skips whose message says which.
-        let counts = RunSummary(results)
-        let failures = counts.failed + counts.unexpectedPasses
-        let skipped = counts.skipped + counts.expectedFailures + counts.deviations + counts.waived + counts.notApplicable
-        let errors = counts.errors
+        document([(name: "conformance", properties: [], results: results, wallSeconds: wallSeconds)], wallSeconds: wallSeconds)
+    }
+
+    /// One `<testsuite>` per entry (`mockchat matrix`: one per SDK), each with its own properties.
+    public static func document(_ suites: [(name: String, properties: [(String, String)], results: [ScenarioResult], wallSeconds: Double)],
+                                wallSeconds: Double) -> String {
+        let all = suites.flatMap(\.results)
+        let (failures, errors, skipped) = counts(all)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuites name="mockchat" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
-        xml += #"  <testsuite name="conformance" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        xml += #"<testsuites name="mockchat" tests="\#(all.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
+        for suite in suites {
+            xml += self.suite(suite.name, properties: suite.properties, results: suite.results, wallSeconds: suite.wallSeconds)
+        }
+        xml += "</testsuites>\n"
+        return xml
+    }
+
+    /// JUnit has no xfail/xpass: an expected failure is a skip, an unexpected pass a failure.
+    /// A deviation, a waiver and a scenario that does not apply are skips whose message says which.
+    private static func counts(_ results: [ScenarioResult]) -> (failures: Int, errors: Int, skipped: Int) {
+        let counts = RunSummary(results)
+        return (counts.failed + counts.unexpectedPasses, counts.errors,
+                counts.skipped + counts.expectedFailures + counts.deviations + counts.waived + counts.notApplicable)
+    }
+
+    private static func suite(_ name: String, properties: [(String, String)], results: [ScenarioResult], wallSeconds: Double) -> String {
+        let (failures, errors, skipped) = counts(results)
+        var xml = #"  <testsuite name="\#(escape(name))" tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(seconds(wallSeconds))">"# + "\n"
         xml += "    <properties>\n"
-        xml += #"      <property name="mockchat.version" value="\#(escape(BuildInfo.version))"/>"# + "\n"
-        xml += #"      <property name="mockchat.commit" value="\#(escape(BuildInfo.commit))"/>"# + "\n"
+        for (key, value) in [("mockchat.version", BuildInfo.version), ("mockchat.commit", BuildInfo.commit)] + properties {
+            xml += #"      <property name="\#(escape(key))" value="\#(escape(value))"/>"# + "\n"
+        }
         xml += "    </properties>\n"
         for result in results {
             xml += #"    <testcase classname="\#(escape(result.area))" name="\#(escape(result.id))" file="\#(escape(result.path))" time="\#(seconds(result.wallSeconds))">"#
@@ -34,7 +54,7 @@ public enum JUnitReport {
             }
             xml += "</testcase>\n"
         }
-        xml += "  </testsuite>\n</testsuites>\n"
+        xml += "  </testsuite>\n"
         return xml
     }
 
@@ -45,7 +65,7 @@ public enum JUnitReport {
     }
 
     /// Escapes text for XML attributes and content; drops characters XML 1.0 forbids.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
         for scalar in text.unicodeScalars {
