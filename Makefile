@@ -6,7 +6,7 @@ MOCKCHAT = .build/debug/mockchat
 export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios \
-	python-sdk-mutations js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
+	python-sdk-mutations js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations matrix matrix-browser fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
 	bench-compare bench-cluster cli-smoke html-report-check cluster-test cluster-outage-30 replay-smoke
 
 bootstrap:
@@ -92,12 +92,21 @@ js-sdk-browser: build
 js-sdk-mutations: build
 	MOCKCHAT=$(MOCKCHAT) scripts/js-sdk-mutations
 
+## `mockchat matrix` over the reference model, the Python SDK and the JavaScript SDK in Node, and its
+## HTML checked in headless Chromium (installs Debian's chromium if missing). Writes .build/matrix/.
+matrix: build
+	MOCKCHAT=$(MOCKCHAT) scripts/matrix-check
+
+## The same with the JavaScript SDK in headless Chromium as a fourth column (minutes; CI runs it).
+matrix-browser: build
+	MOCKCHAT=$(MOCKCHAT) scripts/matrix-check --browser
+
 ## The catalogue through the reference model served over driver protocol v1 (docs/DRIVER.md).
 driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios js-sdk-tests js-sdk-scenarios scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke python-sdk-tests python-package-tests js-sdk-tests matrix scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks a report screenshot (PNG, read with the standard library only): it has the
-expected size, is not blank, and shows the failing step's highlight colour (#fdd)."""
+expected size, is not blank, and shows a highlight colour: the failing step's (#fdd) by
+default, or the one given as a second argument (hex, e.g. dfd for the matrix's passes)."""
 import struct
 import sys
 import zlib
@@ -50,14 +51,14 @@ def read_png(path):
     return width, height, channels, rows
 
 
-def main(path):
+def main(path, highlight_colour=HIGHLIGHT):
     width, height, channels, rows = read_png(path)
     colours, highlight = set(), 0
     for row in rows:
         for x in range(0, len(row), channels):
             pixel = tuple(row[x:x + 3])
             colours.add(pixel)
-            if pixel == HIGHLIGHT:
+            if pixel == highlight_colour:
                 highlight += 1
     print(f"{path}: {width}x{height}, {len(colours)} colours, {highlight} highlight pixels")
     problems = []
@@ -66,11 +67,16 @@ def main(path):
     if len(colours) < 8:
         problems.append("the page looks blank")
     if highlight < 500:
-        problems.append("no failing-step highlight visible")
+        problems.append(f"no highlight of colour #{bytes(highlight_colour).hex()} visible")
     for problem in problems:
         print("screenshot check failed:", problem)
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    colour = HIGHLIGHT
+    if len(sys.argv) > 2:
+        text = sys.argv[2].lstrip("#")
+        text = "".join(c * 2 for c in text) if len(text) == 3 else text
+        colour = tuple(bytes.fromhex(text))
+    sys.exit(main(sys.argv[1], colour))
