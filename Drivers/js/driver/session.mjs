@@ -22,7 +22,7 @@ export function hello(platform, manifest) {
   const message = {
     type: 'hello', protocol: 1, sdk: { ...SDK, platform: platform.name }, profiles: Object.keys(PROFILES),
     virtualTime: true, commands: ['create', ...CALLS, ...ENVIRONMENT.slice(1), 'inspect'],
-    events: ['connection', 'presence', 'socketOpening', 'result'], sockets: platform.sockets,
+    events: ['connection', 'connectionListener', 'presence', 'socketOpening', 'result'], sockets: platform.sockets,
   };
   if (manifest) message.manifest = manifest;
   return message;
@@ -55,7 +55,6 @@ class Slot {
           if (error) body.error = error;
           session.event(name, body);
         },
-        presence: (listener, change, user) => session.event(name, { event: 'presence', listener, change, user }),
       },
     });
     session.environment.attach(this, client);
@@ -259,13 +258,22 @@ export class Driver {
         if (!slot.requests.has(key)) slot.requests.set(key, c.usersRequest({ limit: args.limit ?? 30, status: args.status ?? null }));
         return slot.requests.get(key).fetchNext();
       }
-      case 'addUserListener': return c.addUserListener(args.listener, {});
+      case 'addUserListener': return c.addUserListener(args.listener, this.userListener(slot, args.listener));
       case 'removeUserListener': return c.removeUserListener(args.listener);
-      case 'addConnectionListener': return c.addConnectionListener(args.listener, () => {});
+      case 'addConnectionListener': {
+        const session = slot.session;
+        return c.addConnectionListener(args.listener, (event) => session.event(slot.name, { event: 'connectionListener', listener: args.listener, name: event }));
+      }
       case 'removeConnectionListener': return c.removeConnectionListener(args.listener);
       case 'configureServices': return c.configureServices(args.state ?? 'didBackground');
       default: throw new DriverError('unknown-command', `no command '${command}'`);
     }
+  }
+
+  /** The app's presence listener: it reports each call the SDK makes to it. */
+  userListener(slot, listener) {
+    const report = (change) => (user) => slot.session.event(slot.name, { event: 'presence', listener, change, user });
+    return { onUserOnline: report('online'), onUserOffline: report('offline') };
   }
 
   environmentCommand(slot, command, args) {

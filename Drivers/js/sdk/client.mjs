@@ -26,8 +26,7 @@ export function presenceSubscription(presence) {
 
 export class ChatClient {
   /** `options`: {device, clock, url, authKey, profile, hooks}. `hooks` (optional) sees
-   * what the SDK does: socketOpening(), connection(name, listenerIds, extra),
-   * presence(listenerId, change, user). */
+   * what the SDK does: socketOpening(), connection(name, listenerIds, extra). */
   constructor({ device, clock, url, authKey, profile, hooks = {} }) {
     this.device = device;
     this.clock = clock;
@@ -152,8 +151,7 @@ export class ChatClient {
   }
 
   presence(change, user) {
-    for (const [id, listener] of this.userListeners) {
-      this.hooks.presence?.(id, change, user);
+    for (const listener of this.userListeners.values()) {
       (change === 'online' ? listener.onUserOnline : listener.onUserOffline)?.(user);
     }
   }
