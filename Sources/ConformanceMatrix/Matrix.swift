@@ -41,12 +41,17 @@ public struct MatrixCell: Sendable {
     public var message: String?
 }
 
-/// One row: a scenario and the rule it checks, with a cell per column.
+/// One row, with a cell per column: a scenario, or a rule of the rule book (its cells
+/// the worst verdict of the scenarios that name it).
 public struct MatrixRow: Sendable {
     public var id: String
+    /// The area of a scenario, the feature of a rule.
     public var group: String
+    /// A scenario's title, a rule's text.
     public var title: String
     public var source: String
+    /// A rule's level (documented, decision, parameter); nil for a scenario.
+    public var level: String?
     public var cells: [MatrixCell]
 
     /// Whether the SDKs disagree on this row.
@@ -56,10 +61,14 @@ public struct MatrixRow: Sendable {
 /// The rows × SDKs table of `mockchat matrix`.
 public struct Matrix: Sendable {
     public var columns: [MatrixColumn]
+    /// A row per scenario.
     public var rows: [MatrixRow]
+    /// A row per rule some scenario names, in rule book order.
+    public var ruleRows: [MatrixRow] = []
 
-    /// Rows in catalogue order (the first column's, then any id only a later one ran).
-    public init(columns: [MatrixColumn]) {
+    /// Rows in catalogue order (the first column's, then any id only a later one ran);
+    /// with the scenarios and their rule book, a row per rule too.
+    public init(columns: [MatrixColumn], scenarios: [Scenario] = [], ruleBook: RuleBook? = nil) {
         self.columns = columns
         var order: [String] = []
         var seen: Set<String> = []
@@ -80,7 +89,34 @@ public struct Matrix: Sendable {
             }
             return MatrixRow(id: id, group: result.area, title: result.title, source: result.source, cells: cells)
         }
+        if let ruleBook { ruleRows = Self.ruleRows(ruleBook, scenarios: scenarios, byColumn: byColumn) }
     }
+
+    /// Verdicts from the best to the worst; one not listed counts as a failure.
+    static let severity = ["passed", "not-run", "skipped", "notApplicable", "waived", "expected-failure", "deviation",
+                           "unexpected-pass", "failed", "error"]
+
+    private static func ruleRows(_ book: RuleBook, scenarios: [Scenario], byColumn: [[String: ScenarioResult]]) -> [MatrixRow] {
+        var naming: [String: [String]] = [:]
+        for scenario in scenarios {
+            for rule in Set(scenario.rules + scenario.steps.flatMap(\.rules)) { naming[rule, default: []].append(scenario.id) }
+        }
+        return book.rules.compactMap { rule in
+            guard let ids = naming[rule.id] else { return nil }
+            let cells = byColumn.map { results in
+                let named = ids.compactMap { results[$0] }
+                guard let worst = named.max(by: { rank($0.verdict.rawValue) < rank($1.verdict.rawValue) }) else {
+                    return MatrixCell(verdict: "not-run", message: "none of its scenarios ran")
+                }
+                if worst.verdict == .passed { return MatrixCell(verdict: "passed", message: nil) }
+                return MatrixCell(verdict: worst.verdict.rawValue, message: "\(worst.id): \(worst.message ?? worst.verdict.rawValue)")
+            }
+            return MatrixRow(id: rule.id, group: rule.feature, title: rule.text, source: rule.source, level: rule.level.rawValue,
+                             cells: cells)
+        }
+    }
+
+    private static func rank(_ verdict: String) -> Int { severity.firstIndex(of: verdict) ?? severity.count - 2 }
 
     /// Whether any SDK failed.
     public var isFailure: Bool { columns.contains(where: \.isFailure) }
@@ -99,9 +135,12 @@ public struct MatrixRunner: Sendable {
     }
 
     public var options: CatalogueRunner.Options
+    /// The rules the matrix has a row for.
+    public var ruleBook: RuleBook?
 
-    public init(options: CatalogueRunner.Options) {
+    public init(options: CatalogueRunner.Options, ruleBook: RuleBook? = nil) {
         self.options = options
+        self.ruleBook = ruleBook
     }
 
     /// Runs `scenarios` through every entry; `progress` gets each SDK's name with its results.
@@ -129,7 +168,7 @@ public struct MatrixRunner: Sendable {
                 results: results, wallSeconds: Date().timeIntervalSince(started))
             columns.withLock { $0[index] = column }
         }
-        return Matrix(columns: columns.withLock { $0.compactMap { $0 } })
+        return Matrix(columns: columns.withLock { $0.compactMap { $0 } }, scenarios: scenarios, ruleBook: ruleBook)
     }
 
     /// What the driver said in its hello: a connected driver's last one, or a fresh handshake.

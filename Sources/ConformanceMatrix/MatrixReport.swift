@@ -26,10 +26,17 @@ public enum MatrixReport {
             out += verdictNames(matrix).map { String(totals[$0] ?? 0) }.joined(separator: " | ")
             out += " | \(String(format: "%.1f", column.wallSeconds)) s |\n"
         }
-        out += "\n| scenario | " + matrix.columns.map(\.name).joined(separator: " | ") + " |\n"
+        if !matrix.ruleRows.isEmpty { out += "\n" + markdownTable(matrix, rows: matrix.ruleRows, heading: "rule") }
+        out += "\n" + markdownTable(matrix, rows: matrix.rows, heading: "scenario")
+        return out
+    }
+
+    private static func markdownTable(_ matrix: Matrix, rows: [MatrixRow], heading: String) -> String {
+        var out = "| \(heading) | " + matrix.columns.map(\.name).joined(separator: " | ") + " |\n"
         out += "|---|" + matrix.columns.map { _ in "---|" }.joined() + "\n"
-        for row in matrix.rows {
-            let id = row.differs ? "**\(row.id)** (differs)" : row.id
+        for row in rows {
+            var id = row.differs ? "**\(row.id)** (differs)" : row.id
+            if let level = row.level { id += " (\(level)): \(row.title)" }
             let cells = row.cells.map { cell in
                 cell.verdict == "passed" ? "pass" : "\(label(cell.verdict)): \(oneLine(cell.message))"
             }
@@ -47,20 +54,21 @@ public enum MatrixReport {
                 ("wallSeconds", .double(column.wallSeconds)), ("failed", .bool(column.isFailure)),
             ]))
         }
-        let rows: [JSONValue] = matrix.rows.map { row in
+        func rows(_ rows: [MatrixRow]) -> JSONValue { .array(rows.map { row in
             .object(JSONObject([
                 ("id", .string(row.id)), ("group", .string(row.group)), ("title", .string(row.title)),
-                ("source", .string(row.source)), ("differs", .bool(row.differs)),
+                ("source", .string(row.source)), ("level", row.level.map { .string($0) } ?? .null), ("differs", .bool(row.differs)),
                 ("cells", .object(JSONObject(zip(matrix.columns, row.cells).map { column, cell in
                     var object = JSONObject([("verdict", .string(cell.verdict))])
                     if let message = cell.message { object["message"] = .string(message) }
                     return (column.name, .object(object))
                 }))),
             ]))
-        }
+        }) }
         return JSONValue.object(JSONObject([
             ("mockchat", .object(JSONObject([("version", .string(BuildInfo.version)), ("commit", .string(BuildInfo.commit))]))),
-            ("sdks", .array(sdks)), ("rows", .array(rows)), ("failed", .bool(matrix.isFailure)),
+            ("sdks", .array(sdks)), ("rules", rows(matrix.ruleRows)), ("rows", rows(matrix.rows)),
+            ("failed", .bool(matrix.isFailure)),
         ])).serialized() + "\n"
     }
 
@@ -90,12 +98,14 @@ public enum MatrixReport {
             tr.differs th.row { background: #ffd54f; }
             tr.differs td { outline: 2px solid #e0a000; outline-offset: -2px; }
             tr.group th { background: #444; color: #fff; }
+            tr.part th { background: #246; color: #fff; font-size: 16px; }
             .msg { display: block; font-weight: normal; font-size: 11px; max-width: 420px; }
             pre { margin: 0; font-size: 11px; white-space: pre-wrap; max-width: 360px; }
             </style></head><body>
             <h1>MockChat conformance matrix</h1>
             <p>MockChat \(e(BuildInfo.version)) (\(e(BuildInfo.commit))). \(matrix.rows.count) scenarios,
-            \(matrix.rows.filter(\.differs).count) on which the SDKs differ (highlighted).</p>
+            \(matrix.rows.filter(\.differs).count) on which the SDKs differ (highlighted); \(matrix.ruleRows.count) rules,
+            \(matrix.ruleRows.filter(\.differs).count) differing.</p>
             <table><tr><th>SDK</th>
             """ + "\n"
         out += matrix.columns.map { "<th>\(e($0.name))</th>" }.joined() + "</tr>\n"
@@ -107,14 +117,27 @@ public enum MatrixReport {
             out += "<tr><th>\(e(verdict))</th>" + matrix.columns.map { "<td class=\"\(e(verdict))\">\($0.totals[verdict] ?? 0)</td>" }.joined() + "</tr>\n"
         }
         out += "<tr><th>wall time</th>" + matrix.columns.map { String(format: "<td>%.1f s</td>", $0.wallSeconds) }.joined() + "</tr>\n"
+        if !matrix.ruleRows.isEmpty {
+            out += "<tr class=\"part\"><th colspan=\"\(matrix.columns.count + 1)\">Rules (the worst verdict of the scenarios that name each)</th></tr>\n"
+            out += htmlRows(matrix.ruleRows, columns: matrix.columns.count)
+            out += "<tr class=\"part\"><th colspan=\"\(matrix.columns.count + 1)\">Scenarios</th></tr>\n"
+        }
+        out += htmlRows(matrix.rows, columns: matrix.columns.count)
+        return out + "</table></body></html>\n"
+    }
+
+    /// Table rows under a heading row per group; rows on which the SDKs differ are marked.
+    private static func htmlRows(_ rows: [MatrixRow], columns: Int) -> String {
+        let e = JUnitReport.escape
+        var out = ""
         var group = ""
-        for row in matrix.rows {
+        for row in rows {
             if row.group != group {
                 group = row.group
-                out += "<tr class=\"group\"><th colspan=\"\(matrix.columns.count + 1)\">\(e(group))</th></tr>\n"
+                out += "<tr class=\"group\"><th colspan=\"\(columns + 1)\">\(e(group))</th></tr>\n"
             }
             out += "<tr class=\"\(row.differs ? "differs" : "same")\"><th class=\"row\" title=\"\(e(row.source))\">\(e(row.id))"
-            out += "<span class=\"msg\">\(e(row.title))</span></th>"
+            out += "<span class=\"msg\">\(row.level.map { e($0) + ": " } ?? "")\(e(row.title))</span></th>"
             for cell in row.cells {
                 let tip = [row.title, cell.message ?? ""].filter { !$0.isEmpty }.joined(separator: "\n")
                 out += "<td class=\"\(e(cell.verdict))\" title=\"\(e(tip))\">\(e(label(cell.verdict)))"
@@ -123,7 +146,7 @@ public enum MatrixReport {
             }
             out += "</tr>\n"
         }
-        return out + "</table></body></html>\n"
+        return out
     }
 
     /// Every verdict some column has, passes first.

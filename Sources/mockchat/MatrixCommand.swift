@@ -80,7 +80,7 @@ struct MatrixCommand: ParsableCommand {
         if let jobs { options.jobs = jobs }
         guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
         options.driverTimeout = driverTimeout
-        let matrix = MatrixRunner(options: options).run(entries, scenarios: plan.scenarios) { sdk, _, _, result in
+        let matrix = MatrixRunner(options: options, ruleBook: RuleBook.embedded).run(entries, scenarios: plan.scenarios) { sdk, _, _, result in
             if result.isFailure { FileHandle.standardError.write(Data("\(sdk): FAIL \(result.id)\n".utf8)) }
         }
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)

@@ -41,3 +41,20 @@ import Testing
         #expect(junit.contains(#"<testsuite name="js" tests="2" failures="1""#))
     }
 }
+
+/// A rule's row takes the worst verdict of the scenarios that name it, and cites the scenario.
+@Suite struct MatrixRuleTests {
+    @Test func aRuleFailsWhenOneOfItsScenariosFails() throws {
+        let book = RuleBook.embedded
+        let rule = try #require(book.rules.first)
+        let scenarios = ["connection/a", "presence/b"].map { Scenario(id: $0, title: $0, source: "", rules: [rule.id], steps: []) }
+        let matrix = Matrix(columns: MatrixTests.matrix.columns, scenarios: scenarios, ruleBook: book)
+        #expect(matrix.ruleRows.map(\.id) == [rule.id])
+        let row = try #require(matrix.ruleRows.first)
+        #expect(row.title == rule.text)
+        #expect(row.level == rule.level.rawValue)
+        #expect(row.cells.map(\.verdict) == ["passed", "failed"])
+        #expect(row.cells[1].message == "presence/b: expected 1 event\nmore")
+        #expect(MatrixReport.html(matrix).contains("Rules (the worst verdict"))
+    }
+}
