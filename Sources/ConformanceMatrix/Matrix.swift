@@ -93,7 +93,7 @@ public struct Matrix: Sendable {
     }
 
     /// Verdicts from the best to the worst; one not listed counts as a failure.
-    static let severity = ["passed", "not-run", "skipped", "notApplicable", "waived", "expected-failure", "deviation",
+    static let severity = ["passed", "not-run", "skipped", "not-applicable", "waived", "expected-failure", "deviation",
                            "unexpected-pass", "failed", "error"]
 
     private static func ruleRows(_ book: RuleBook, scenarios: [Scenario], byColumn: [[String: ScenarioResult]]) -> [MatrixRow] {

@@ -94,7 +94,7 @@ public enum MatrixReport {
             td.failed, td.error, td.unexpected-pass { background: #fdd; font-weight: bold; }
             td.skipped, td.not-run { background: #eee; color: #666; }
             td.expected-failure, td.deviation { background: #ffe9b3; }
-            td.waived, td.notApplicable { background: #dde8ff; }
+            td.waived, td.not-applicable { background: #dde8ff; }
             tr.differs th.row { background: #ffd54f; }
             tr.differs td { outline: 2px solid #e0a000; outline-offset: -2px; }
             tr.group th { background: #444; color: #fff; }
