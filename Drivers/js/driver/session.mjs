@@ -5,27 +5,25 @@
  * the event loop), and whether settle replies can list sockets (ports known). */
 
 import { ChatClient } from '../sdk/client.mjs';
-import { PROFILES, withValues } from '../sdk/profiles.mjs';
+import { PROFILES } from '../sdk/profiles.mjs';
 import { SystemClock, VirtualClock } from '../sdk/clock.mjs';
 import { Device } from '../sdk/transport.mjs';
 import { ChatError } from '../sdk/errors.mjs';
+import { MANIFEST } from '../sdk/manifest.mjs';
 
 const CALLS = ['init', 'login', 'logout', 'connect', 'disconnect', 'ping', 'getLoggedInUser',
   'getConnectionStatus', 'backgroundTaskEnabled', 'getUser', 'fetchNext', 'addUserListener',
   'removeUserListener', 'addConnectionListener', 'removeConnectionListener', 'configureServices'];
 const ENVIRONMENT = ['create', 'willResignActive', 'didBackground', 'foreground', 'network', 'relaunch'];
 
-export const SDK = { name: 'mockchat-js-sdk', version: '0.1.0' };
-
-/** The handshake this driver sends first. */
-export function hello(platform, manifest) {
-  const message = {
-    type: 'hello', protocol: 1, sdk: { ...SDK, platform: platform.name }, profiles: Object.keys(PROFILES),
+/** The handshake this driver sends first, with the SDK's manifest. */
+export function hello(platform) {
+  return {
+    type: 'hello', protocol: 1, sdk: { ...MANIFEST.sdk, platform: platform.name }, profiles: Object.keys(PROFILES),
     virtualTime: true, commands: ['create', ...CALLS, ...ENVIRONMENT.slice(1), 'inspect'],
     events: ['connection', 'connectionListener', 'presence', 'socketOpening', 'result'], sockets: platform.sockets,
+    manifest: MANIFEST,
   };
-  if (manifest) message.manifest = manifest;
-  return message;
 }
 
 class DriverError extends Error {
@@ -78,7 +76,7 @@ class Session {
     this.platform = driver.platform;
     this.environment = driver.environment;
     this.write = driver.write;
-    this.values = driver.values;
+    
     this.virtual = (start.clock?.mode ?? 'virtual') === 'virtual';
     this.clock = this.virtual ? new VirtualClock(start.clock?.now ?? 1700000000000) : new SystemClock();
     this.url = start.server.url;
@@ -153,11 +151,10 @@ function encodeError(error) {
 /** Answers the harness's messages in order. `environment` maps the app's lifecycle and the
  * network onto the platform (the browser page raises visibility and online/offline events). */
 export class Driver {
-  constructor({ write, platform, environment, values = {} }) {
+  constructor({ write, platform, environment }) {
     this.write = write;
     this.platform = platform;
     this.environment = environment;
-    this.values = values;
     this.session = null;
   }
 
@@ -206,7 +203,7 @@ export class Driver {
     if (command === 'create') {
       const profile = PROFILES[args.profile ?? 'cometchat-ios'];
       if (!profile) throw new DriverError('unsupported', `no profile '${args.profile}'`);
-      session.slots.set(name, new Slot(session, name, withValues(profile, session.values)));
+      session.slots.set(name, new Slot(session, name, profile));
       return { ok: true };
     }
     if (!ENVIRONMENT.includes(command) && !CALLS.includes(command) && command !== 'inspect') {

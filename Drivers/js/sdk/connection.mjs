@@ -33,7 +33,7 @@ export class ConnectionMachine {
     this.connectCalls = [];        // connect() calls waiting for the attempt under way
     this.services = false;         // configureServices() was called (002)
     this.taskRunning = false;      // the 30 s background task (002)
-    this.taskFlag = false;         // backgroundTaskEnabled(): its last background value (D10)
+    this.taskFlag = false;         // backgroundTaskEnabled(): whether a task runs now (this SDK's rule, see README)
     this.windowRunning = false;    // the Nexconn background window (003, D8)
     this.requests = new Map();     // request id -> {kind, call, request}
     this.requestIds = 0;
@@ -148,7 +148,7 @@ export class ConnectionMachine {
       this.windowRunning = true;
       return this.arm('window', this.profile.backgroundDisconnectAfter);
     }
-    if (this.settings?.auto) return this.closeSocket(1001, 'disconnected');   // 000 "Auto Mode": closed at once
+    if (this.settings?.auto) return this.closeSocket(this.profile.backgroundCloseCode, 'disconnected');   // 000 "Auto Mode": closed at once
     if (this.phase === 'ready') {                      // D5: one ping, then the server's 30 s count
       this.send('ping', {}, { kind: 'keepalive' });
       this.stopHeartbeat();
@@ -158,6 +158,7 @@ export class ConnectionMachine {
   foreground() {
     this.app = 'foreground';
     this.taskRunning = false;
+    if (!bug('task-flag-stuck')) this.taskFlag = false;   // no task runs in the foreground (waives D10)
     this.windowRunning = false;
     this.cancel('task');
     this.cancel('window');
@@ -386,7 +387,7 @@ export class ConnectionMachine {
     this.stopLoop();
     this.failWaiting(ERR.WEBSOCKET);
     if (this.settings && !this.settings.auto) this.wanted = false;
-    this.closeSocket(1001);
+    this.closeSocket(this.profile.backgroundCloseCode);
     this.setStatus('disconnected');
   }
 

@@ -13,7 +13,7 @@ export const ERR = Object.freeze({
   RECONNECT_KICK_REFUSED: 'ERR_RECONNECT_KICK_REFUSED',
 });
 
-const DESCRIPTIONS = {
+export const DESCRIPTIONS = {
   [ERR.ALREADY_CONNECTED]: 'Web sockets connect called while web sockets are already connected',
   [ERR.PING_NOT_AVAILABLE]: 'Ping function is not available when auto establish web socket is on',
   [ERR.NOT_LOGGED_IN]: 'No user is logged in',

@@ -3,9 +3,12 @@
 
 const BACKOFF = [50, 250, 500, 1000, 2000, 4000, 8000, 16000, 32000];
 
+/** This SDK's own values where the documents leave the choice to the SDK (README, "The
+ * SDK's own values"); sdk/manifest.mjs declares them to MockChat. */
 const COMMON = {
   defaultAutoMode: true,               // 000 "Auto Mode"; 003 "Automatic reconnection"
   keepAliveInterval: 10000,            // heartbeat period while the socket is kept
+  backgroundCloseCode: 1000,           // the close code of a background close: browsers cannot send 1001
   pongTimeout: 10000,                  // a reply missing this long is a heartbeat timeout
   backoff: BACKOFF,                    // 003 "Reconnection intervals"
   backoffRepeat: 64000,
