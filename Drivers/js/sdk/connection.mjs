@@ -158,7 +158,7 @@ export class ConnectionMachine {
   foreground() {
     this.app = 'foreground';
     this.taskRunning = false;
-    if (!bug('task-flag-stuck')) this.taskFlag = false;   // no task runs in the foreground (waives D10)
+    this.taskFlag = false;                             // no task runs in the foreground (the manifest waives D10)
     this.windowRunning = false;
     this.cancel('task');
     this.cancel('window');
