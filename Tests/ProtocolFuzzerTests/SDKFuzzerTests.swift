@@ -60,6 +60,9 @@ import Testing
         #expect(finding.reproduces && finding.referencePasses, "\(finding.shrunkMessage)")
         #expect(finding.baselinePasses == nil)
         #expect(finding.shrunkActions <= 5, "\(finding.scenarioText)")
+        // Classified by the rules the model applied at that action, all in the rule book.
+        #expect(!finding.rules.isEmpty && finding.level != .uncited, "\(finding.rules)")
+        #expect(finding.rules.allSatisfy { RuleBook.embedded.rule($0) != nil }, "\(finding.rules)")
         let path = try #require(finding.path)
         let scenario = try ScenarioLoader.load(String(contentsOfFile: path, encoding: .utf8), path: path)
         var runner = CatalogueRunner.Options()
@@ -115,6 +118,39 @@ import Testing
             }
         }
         #expect(generator.generate(seed: 4, length: 30) == generator.generate(seed: 4, length: 30))
+    }
+
+    /// A difference counts by the levels of the rules the model cited at that action.
+    @Test func aDifferenceIsClassifiedByTheLevelsOfTheCitedRules() {
+        let book = RuleBook.embedded
+        let documented = "connection.login-opens-socket", decision = "reconnection.reset-after-success"
+        #expect(book.rule(documented)?.level == .documented && book.rule(decision)?.level == .decision)
+        func level(_ rules: [String], waived: Set<String> = [], badDriver: Bool = false) -> DifferenceLevel {
+            DifferenceLevel.of(rules: rules, badDriver: badDriver, book: book, waived: waived)
+        }
+        #expect(level([documented]) == .failure)
+        #expect(level([documented, decision]) == .deviation)
+        #expect(level([documented, decision], waived: [decision]) == .failure)
+        #expect(level([decision], waived: [decision]) == .waived)
+        #expect(level([]) == .uncited)
+        #expect(level(["connection.no-such-rule"]) == .uncited)
+        #expect(level([], badDriver: true) == .failure)
+    }
+
+    /// Every rule the reference model cites while histories run is in the rule book.
+    @Test func theModelCitesOnlyRulesOfTheRuleBook() throws {
+        let generator = AppHistoryGenerator(commands: Set(["create", "inspect"] + DriverCodec.sdkCommands),
+                                             profiles: ["cometchat-ios", "nexconn-ios"])
+        var options = SDKFuzzer.Options()
+        options.runner.driver = .command(Self.referenceDriver)
+        let fuzzer = try SDKFuzzer(options: options)
+        var cited: Set<String> = []
+        for seed in 1...12 {
+            guard let (_, records) = fuzzer.recordReference(generator.generate(seed: UInt64(seed), length: 30)) else { continue }
+            cited.formUnion(records.last?[AppAction.client]?.citedRules ?? [])
+        }
+        #expect(cited.count > 20, "\(cited.sorted())")
+        #expect(cited.filter { RuleBook.embedded.rule($0) == nil }.isEmpty, "\(cited.sorted())")
     }
 
     /// Histories log the app in as users who block (carol, ivan) and are blocked

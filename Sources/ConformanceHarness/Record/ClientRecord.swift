@@ -31,6 +31,9 @@ public struct ClientRecord: Sendable, Equatable {
     /// Scenario seconds of each socket opening (`connectAttempts`).
     public var attempts: [Double]
     public var presence: [PresenceEvent]
+    /// The ids of the rule-book rules the reference model applied so far, input by
+    /// input (repeated when applied again); empty for a driven client.
+    public var citedRules: [String] = []
     /// The last call's outcome as a `result:` assertion (`{ok: true, ...}` or
     /// `{error: CODE}`); nil before the first call and while it is pending.
     public var lastResult: JSONValue?

@@ -17,6 +17,7 @@ extension ScenarioSession {
                                                hasBlockedMe: event.user.hasBlockedMe, blockedByMe: event.user.blockedByMe)
                 },
                 lastResult: try lastResult(name).map(ClientRecord.assertion))
+            records[name]?.citedRules = observations.compactMap(\.rules).flatMap { $0 }
             records[name]?.listenerCalls = Dictionary(grouping: observations.compactMap(\.listenerCall), by: \.listener)
                 .mapValues { $0.map(\.name) }
         }

@@ -26,6 +26,8 @@ struct Observation {
     var userEvent: UserEvent?
     /// A socket was being opened: one connection attempt.
     var isAttempt = false
+    /// The rule-book rules the reference model applied to one input.
+    var rules: [String]?
 
     init(time: Instant, connectionEvent: String? = nil, listenerCall: ListenerCall? = nil, userEvent: UserEvent? = nil,
          isAttempt: Bool = false) {
@@ -50,6 +52,10 @@ struct Observation {
                                                                  change: change == .online ? "online" : "offline", user: user))]
         case .socketOpening:
             return [Observation(time: time, isAttempt: true)]
+        case .rules(let ids):
+            var cited = Observation(time: time)
+            cited.rules = ids
+            return [cited]
         default:
             return []
         }

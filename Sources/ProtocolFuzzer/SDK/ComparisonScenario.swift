@@ -60,6 +60,9 @@ public struct ComparisonScenario: Sendable {
     public var actionOfStep: [Int?]
     /// For each step, whether it is an `expect` step.
     public var isCheck: [Bool]
+    /// For each action, the rule-book rules the reference model applied while it ran
+    /// (empty when built without records).
+    public var rulesOfAction: [[String]] = []
 
     /// `records` holds, for each step of the `.none` form, every client after it.
     public init(history: AppHistory, id: String, title: String, checks: Checks = .none,
@@ -91,6 +94,16 @@ public struct ComparisonScenario: Sendable {
             rawSteps.append(["expect": .object(Self.expectations(record, listeners: listeners, observables: observables))])
             actionOfStep.append(index)
             isCheck.append(true)
+        }
+        if !records.isEmpty {
+            var before = 0
+            for index in history.actions.indices {
+                let cited = records[Self.recordIndex(after: index, in: history)][AppAction.client]?.citedRules ?? []
+                var unique: [String] = []
+                for id in cited.dropFirst(min(before, cited.count)) where !unique.contains(id) { unique.append(id) }
+                rulesOfAction.append(unique)
+                before = cited.count
+            }
         }
         let steps = try ScenarioLoader.steps(rawSteps)
         scenario = Scenario(id: id, title: title, source: "mockchat fuzz --sdk: the reference model (docs/FUZZING.md)",

@@ -36,6 +36,9 @@ extension SDKFuzzer {
             historySeed: history.seed, originalActions: failing.count, shrunkActions: shrunk.count, scenarioSteps: 0,
             foundAfterSteps: stepsSoFar, foundAfterSeconds: secondsSoFar, shrinkSeconds: 0, shrinkTests: tests,
             scenarioText: "", path: nil, reproduces: false, referencePasses: false, baselinePasses: nil)
+        finding.rules = difference.rules
+        finding.level = DifferenceLevel.of(rules: difference.rules, badDriver: difference.isBadDriver, book: .embedded,
+                                           waived: options.waivedRules)
         let written = history.with(shrunk)
         if let (_, records) = recordReference(written) {
             // The short form (expectations after the last action) when it fails the same

@@ -38,6 +38,9 @@ public struct SDKFuzzer: Sendable {
         /// on which it too differs from the reference model, at the same action or
         /// earlier, counts as a known difference and is not reported.
         public var baseline: CatalogueRunner.DriverSource?
+        /// Rules the SDK's manifest waives: a difference that rests only on them is not
+        /// reported (docs/FUZZING.md, "Levels").
+        public var waivedRules: Set<String> = []
         /// How the fuzzer was started, for the comment of written files.
         public var commandLine = "mockchat fuzz --sdk"
         public init() {}
@@ -46,6 +49,10 @@ public struct SDKFuzzer: Sendable {
     /// A difference (or a bad driver), shrunk.
     public struct Finding: Sendable {
         public var signature: String
+        /// How the difference counts, by the rules the model applied there.
+        public var level: DifferenceLevel = .failure
+        /// Those rules' ids.
+        public var rules: [String] = []
         public var message: String
         /// The driver run's message for the written scenario.
         public var shrunkMessage: String
@@ -96,6 +103,10 @@ public struct SDKFuzzer: Sendable {
         public var wallSeconds = 0.0
         public var actionCounts: [String: Int] = [:]
         public var differencesBySignature: [String: Int] = [:]
+        /// Differences by level (``DifferenceLevel``); waived ones are counted here only.
+        public var differencesByLevel: [DifferenceLevel: Int] = [:]
+        /// For each uncited difference kind (a defect of the rule book), one message.
+        public var uncitedMessages: [String: String] = [:]
     }
 
     /// A snapshot for the progress line.
@@ -220,14 +231,22 @@ public struct SDKFuzzer: Sendable {
                     }
                 case .differed(let difference):
                     count(actions[...difference.action], into: &report)
+                    let level = DifferenceLevel.of(rules: difference.rules, badDriver: difference.isBadDriver, book: .embedded,
+                                                   waived: options.waivedRules)
+                    report.differencesByLevel[level, default: 0] += 1
+                    if level == .waived { break }
+                    if level == .uncited, report.uncitedMessages[difference.signature] == nil {
+                        report.uncitedMessages[difference.signature] = "history \(run.number) (seed \(run.history.seed)), "
+                            + "after action \(difference.action + 1) (\(run.history.actions[difference.action].kind))"
+                    }
                     if difference.isBadDriver { report.badDriverRuns += 1 } else { report.differences += 1 }
                     report.differencesBySignature[difference.signature, default: 0] += 1
                     if report.findings.count < options.maxReports, shrunk.insert(difference.signature).inserted {
                         progress(snapshot(shrinking: true))
                         report.findings.append(shrink(examined, difference: difference, number: run.number,
                                                       stepsSoFar: report.steps, secondsSoFar: started.elapsedSeconds))
-                        if options.stopAtFirst { done = true }
                     }
+                    if options.stopAtFirst { done = true }
                 }
                 progress(snapshot())
                 if done { break }

@@ -22,6 +22,8 @@ public enum SDKOutcome: Sendable, Equatable {
         public var message: String
         /// Index of the action after which it showed.
         public var action: Int
+        /// The rule-book rules the reference model applied during that action.
+        public var rules: [String] = []
         public var isBadDriver: Bool { signature.hasPrefix("driver ") }
     }
 
@@ -52,7 +54,8 @@ public enum SDKOutcome: Sendable, Equatable {
             let key = result.failedStep.flatMap { built.rawSteps[$0 - 1].objectValue?.first { _ in true }?.key } ?? "step"
             signature = "call " + (key.split(separator: ".").last.map(String.init) ?? key)
         }
-        self = .differed(Difference(signature: signature, message: message, action: action))
+        let rules = action < built.rulesOfAction.count ? built.rulesOfAction[action] : []
+        self = .differed(Difference(signature: signature, message: message, action: action, rules: rules))
     }
 
     /// Whether this outcome shows `difference` again: the same kind after the same action.

@@ -1,4 +1,5 @@
 import ChatProtocol
+import ConformanceHarness
 import Foundation
 
 /// The summary lines printed at the end of a run.
@@ -49,8 +50,15 @@ extension FuzzSummary {
                             report.sdk, report.steps, report.histories, report.differences, report.flaky, report.badDriverRuns,
                             report.unsupported, report.crashes, report.wallSeconds,
                             Double(report.steps) / max(report.wallSeconds, 0.001))]
+        if !report.differencesByLevel.isEmpty {
+            lines.append("  by level: " + DifferenceLevel.allCases.map { "\(report.differencesByLevel[$0] ?? 0) \($0.rawValue)" }
+                .joined(separator: ", "))
+        }
         for (signature, count) in report.differencesBySignature.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(count) × \(signature)")
+        }
+        for (signature, place) in report.uncitedMessages.sorted(by: { $0.key < $1.key }) {
+            lines.append("  rule book defect: a \(signature) difference where the model cited no rule (\(place))")
         }
         if report.flaky > 0 {
             lines.append("  \(report.flaky) differences did not show again on a second run (the SDK or its driver is not deterministic):")
@@ -60,7 +68,7 @@ extension FuzzSummary {
             lines.append("  \(report.knownDifferences) known differences (the baseline driver differs the same way; not reported)")
         }
         for finding in report.findings {
-            lines.append("  \(finding.isBadDriver ? "bad driver" : "difference") (\(finding.signature)) in history "
+            lines.append("  \(finding.isBadDriver ? "bad driver" : finding.level.rawValue) (\(finding.signature)) in history "
                 + "\(finding.historyNumber) after \(finding.foundAfterSteps) steps, "
                 + String(format: "%.1f s; ", finding.foundAfterSeconds)
                 + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
@@ -71,6 +79,11 @@ extension FuzzSummary {
             if finding.reproduces { verdict += finding.referencePasses ? ", passes on the reference model" : ", WARNING: fails on the reference model too" }
             if let passes = finding.baselinePasses { verdict += passes ? " and through the baseline" : ", WARNING: fails through the baseline" }
             lines.append("    " + verdict)
+            if !finding.rules.isEmpty {
+                lines.append("    rules the model applied there: " + finding.rules.map { id in
+                    "\(id) (\(RuleBook.embedded.rule(id)?.level.rawValue ?? "not in the rule book"))"
+                }.joined(separator: ", "))
+            }
             for line in finding.message.split(separator: "\n").prefix(6) { lines.append("    | " + line.prefix(200)) }
         }
         if !report.refusedCommands.isEmpty {
@@ -96,11 +109,16 @@ extension FuzzSummary {
             "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
             "wallSeconds": .double(report.wallSeconds),
             "refusedCommands": .array(report.refusedCommands.map { .string($0) }),
+            "byLevel": .object(JSONObject(DifferenceLevel.allCases.map {
+                ($0.rawValue, .integer(Int64(report.differencesByLevel[$0] ?? 0)))
+            })),
+            "uncited": .object(JSONObject(report.uncitedMessages.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
             "bySignature": .object(JSONObject(report.differencesBySignature.sorted { $0.key < $1.key }
                 .map { ($0.key, .integer(Int64($0.value))) })),
             "findings": .array(report.findings.map { finding in
                 [
                     "signature": .string(finding.signature), "badDriver": .bool(finding.isBadDriver),
+                    "level": .string(finding.level.rawValue), "rules": .array(finding.rules.map { .string($0) }),
                     "history": .integer(Int64(finding.historyNumber)),
                     "foundAfterSteps": .integer(Int64(finding.foundAfterSteps)),
                     "foundAfterSeconds": .double(finding.foundAfterSeconds),

@@ -48,6 +48,8 @@ public struct ClientObservation: Sendable, Equatable, CustomStringConvertible {
         case frameUnreadable(String)
         /// One of the SDK's timers fired.
         case timerFired(TimerKind)
+        /// The rule-book rules the machine applied to one input (``SDKStateMachine/citations``).
+        case rules([String])
     }
 
     public var description: String { "\(at) \(client) \(event)" }

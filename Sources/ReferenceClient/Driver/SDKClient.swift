@@ -107,7 +107,9 @@ public final class SDKClient {
         defer { isDispatching = false }
         while !inbox.isEmpty {
             let next = inbox.removeFirst()
-            for action in next(&machine, loop.clock.now) { execute(action) }
+            let actions = next(&machine, loop.clock.now)
+            if !machine.citations.isEmpty { record(.rules(machine.citations)) }
+            for action in actions { execute(action) }
         }
     }
 

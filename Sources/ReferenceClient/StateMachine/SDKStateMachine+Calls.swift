@@ -7,6 +7,7 @@ extension SDKStateMachine {
     /// passed no callback); lifecycle, network and relaunch ignore it.
     public mutating func perform(_ command: SDKCommand, call: CallID? = nil, now: Instant) -> [SDKAction] {
         begin(now)
+        citeCommand(command)
         switch command {
         case .initialize(let settings): initialize(settings, call)
         case .login(let uid, let key): login(.authKey(uid: uid, key: key), call)

@@ -42,6 +42,7 @@ extension SDKStateMachine {
 
     /// The socket of an attempt failed before the server answered the login.
     mutating func attemptFailed(_ error: ChatError) {
+        cite("reconnection.failed-attempt-counts", "connection.failed-connect-not-retried", "connection.login-unreachable-fails")
         cancelTimer(.pongTimeout)
         let round = phase.round ?? Round()
         let onlyLogins = round.waiters.allSatisfy(\.isLogin)
@@ -70,6 +71,7 @@ extension SDKStateMachine {
 
     /// The server accepted the login.
     mutating func loginAccepted(_ result: JSONObject) {
+        cite("reconnection.reset-after-success", "connection.login-result-user", "devices.reconnect-flag")
         guard let user = result["user"].flatMap(User.init(json:)) else {
             loginRejected(SDKError.malformedReply)
             return
@@ -91,6 +93,7 @@ extension SDKStateMachine {
 
     /// The server refused the login: the loop ends with a connection error (003 tip).
     mutating func loginRejected(_ error: ChatError) {
+        cite("reconnection.refused-login-ends-loop", "reconnection.error-ends-loop")
         cancelTimer(.pongTimeout)
         cancelTimer(.backoff)
         if session?.confirmed == false { session = nil }
@@ -100,6 +103,7 @@ extension SDKStateMachine {
 
     /// An established connection went away without being asked to.
     mutating func connectionLost(_ error: ChatError) {
+        cite("transport.drop-reconnects", "reconnection.without-app-action", "reconnection.no-error-event-on-transport-failure")
         stopHeartbeat()
         failPending(error)
         enter(.idle)
@@ -108,6 +112,7 @@ extension SDKStateMachine {
 
     /// `device.kicked` or close 4001: no reconnection (003, "Reconnection kick strategy").
     mutating func kicked(reason: String) {
+        cite("devices.one-mobile", "reconnection.kick-ends-loop", "calls.kick-fails-waiting-calls")
         if case .loggingOut(_, let call) = phase {
             finishLogout(call, closeSocket: false)
             return
@@ -134,6 +139,7 @@ extension SDKStateMachine {
 
     /// Closes what the background policy no longer allows and stops the loop.
     mutating func suspendConnection() {
+        cite("background.close-code")
         let error = ChatError(.webSocketError, "The app went to the background")
         if case .loggingOut(_, let call) = phase {
             finishLogout(call, closeSocket: true)

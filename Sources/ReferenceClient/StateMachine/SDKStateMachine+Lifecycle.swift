@@ -138,8 +138,9 @@ extension SDKStateMachine {
         if phase.hasSocket { emit(.dropSocket) }
         for kind in TimerKind.allCases where armedTimers.contains(kind) { cancelTimer(kind) }
         let kept = session?.confirmed == true ? session : nil
-        let keptNetwork = network, keptOutput = output, keptNow = now
+        let keptNetwork = network, keptOutput = output, keptNow = now, keptCitations = citations
         self = SDKStateMachine(profile: profile)
+        citations = keptCitations
         session = kept
         network = keptNetwork
         output = keptOutput

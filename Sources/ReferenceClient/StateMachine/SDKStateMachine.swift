@@ -108,6 +108,8 @@ public struct SDKStateMachine: Sendable {
     var stayOffline = false
     var armedTimers: Set<TimerKind> = []
     var output: [SDKAction] = []
+    /// The rule-book ids of the rules the last input applied (``cite(_:)``).
+    public internal(set) var citations: [String] = []
     var now = Instant(milliseconds: 0)
 
     /// A machine for an app that has not called `initialize` yet.
@@ -136,6 +138,7 @@ public struct SDKStateMachine: Sendable {
     mutating func begin(_ now: Instant) {
         self.now = now
         output.removeAll(keepingCapacity: true)
+        citations.removeAll()
     }
 
     mutating func finish() -> [SDKAction] {
@@ -143,13 +146,22 @@ public struct SDKStateMachine: Sendable {
         return output
     }
 
-    mutating func emit(_ action: SDKAction) { output.append(action) }
+    mutating func emit(_ action: SDKAction) {
+        switch action {
+        case .closeSocket(let code): citeClose(code)
+        case .userEvent(_, _, let user): citePresence(user)
+        case .completeCall(_, .failure(let error)): citeFailure(error)
+        default: break
+        }
+        output.append(action)
+    }
 
     /// Moves to `next`, telling connection listeners when the status changes.
     mutating func enter(_ next: Phase) {
         let before = phase.status
         phase = next
         guard next.status != before else { return }
+        citeStatusChange(to: next)
         let event: ConnectionEvent = switch next {
         case .kicked(let reason): .kicked(reason: reason)
         default:
@@ -168,6 +180,7 @@ public struct SDKStateMachine: Sendable {
 
     mutating func schedule(_ kind: TimerKind, milliseconds: Int64) {
         armedTimers.insert(kind)
+        citeTimer(kind)
         emit(.scheduleTimer(kind, afterMilliseconds: milliseconds))
     }
 
