@@ -22,11 +22,12 @@ public enum ScenarioWriter {
 
     /// The file text. `comments` become `#` lines at the top.
     public static func yaml(id: String, title: String, source: String, profile: String? = nil, app: JSONValue?,
-                            seed: UInt64, steps: [JSONValue], comments: [String] = []) -> String {
+                            seed: UInt64, steps: [JSONValue], comments: [String] = [], rules: [String] = []) -> String {
         var lines = comments.map { $0.isEmpty ? "#" : "# \($0)" }
         lines.append("id: \(scalar(id))")
         lines.append("title: \(scalar(title))")
         lines.append("source: \(scalar(source))")
+        if !rules.isEmpty { lines.append("rules: [" + rules.map(scalar).joined(separator: ", ") + "]") }
         if let profile { lines.append("profile: \(scalar(profile))") }
         if let app { lines.append("app: \(flow(app))") }
         // Written as the signed 64-bit pattern: YAML integers stop at Int64, and the loader

@@ -51,7 +51,8 @@ extension SDKFuzzer {
                     seed: written.seed, steps: built.rawSteps,
                     comments: ["Found by `\(options.commandLine) --seed \(options.seed)` (history \(number));",
                                "shrunk from \(failing.count) actions to \(shrunk.count). The expectations are what the",
-                               "reference model observed; replay with `mockchat test FILE --sdk COMMAND`."])
+                               "reference model observed; replay with `mockchat test FILE --sdk COMMAND`."],
+                    rules: difference.rules.filter { RuleBook.embedded.rule($0) != nil })
                 finding.scenarioText = text
                 finding.scenarioSteps = built.rawSteps.count
                 guard let reloaded = try? ScenarioLoader.load(text, path: "<written>") else { continue }
