@@ -56,6 +56,13 @@ cli-smoke: build
 html-report-check: build
 	MOCKCHAT=$(MOCKCHAT) scripts/html-report-check
 
+## The web console in headless Chromium (Debian's package, installed when missing): a
+## session driven from the page, "save as scenario" replayed, the screenshot checked, and
+## another origin and a foreign Host refused (docs/CONSOLE.md). About 20 seconds.
+.PHONY: console-browser-test
+console-browser-test: build
+	MOCKCHAT=$(MOCKCHAT) scripts/console-browser-test
+
 ## Unit tests of the Python SDK's logic (Drivers/python; installs websockets/pytest if missing).
 python-sdk-tests:
 	scripts/python-sdk-env
@@ -106,7 +113,7 @@ driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke python-sdk-tests python-package-tests js-sdk-tests matrix scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke console-browser-test python-sdk-tests python-package-tests js-sdk-tests matrix scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:

@@ -25,17 +25,19 @@ extension ScenariosCommand {
         @OptionGroup var made: MadeScenario
 
         func run() throws {
-            let recording = try TraceInput.recording(file, command: "from-trace")
-            let steps = recording.steps()
-            let name = TraceInput.name(file)
-            let text = recording.yaml(
-                id: made.id ?? "regressions/recorded-\(name)", title: made.title ?? "Replay of the recording \(name)",
-                source: made.source, steps: steps,
-                comments: ["Made by `mockchat scenarios from-trace \(name)`: wire clients send the recorded frames at the",
-                           "recorded times; each expect step holds what the server sent until the next action."])
-            try TraceInput.emit(text, to: made.output, command: "from-trace")
-            let actions = recording.actionIndices.count
-            TraceInput.note("from-trace: \(steps.count) steps (\(actions) actions) from \(name)\(made.output.map { " written to \($0)" } ?? "")")
+            let trace: TraceFile
+            let made: (yaml: String, steps: Int, actions: Int)
+            do {
+                trace = try TraceFile.load(path: file)
+                made = try ScenarioFromTrace.make(trace, id: self.made.id, title: self.made.title, source: self.made.source,
+                                                  made: "mockchat scenarios from-trace")
+            } catch {
+                TraceInput.note("mockchat scenarios from-trace: \(error)")
+                throw ExitCode(1)
+            }
+            try TraceInput.emit(made.yaml, to: self.made.output, command: "from-trace")
+            TraceInput.note("from-trace: \(made.steps) steps (\(made.actions) actions) from \(TraceInput.name(file))"
+                + (self.made.output.map { " written to \($0)" } ?? ""))
         }
     }
 
@@ -140,10 +142,7 @@ private enum TraceInput {
     }
 
     /// The file's name without folder or extension.
-    static func name(_ file: String) -> String {
-        let base = (file as NSString).lastPathComponent
-        return base.split(separator: ".").first.map(String.init) ?? base
-    }
+    static func name(_ file: String) -> String { ScenarioFromTrace.name(file) }
 
     static func note(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MockChatCore
 import MockChatServer
+import TraceReplay
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
@@ -75,6 +76,9 @@ struct ServeCommand: ParsableCommand {
 
     @Flag(help: "Let the control API answer clients that are not on loopback (needs --control-token).")
     var controlFromAnywhere = false
+
+    @Flag(help: "Do not serve the web console at /console (docs/CONSOLE.md).")
+    var noConsole = false
 
     @Option(help: "Share presence and devices with other nodes through Redis at redis://HOST:PORT (docs/CLUSTER.md).")
     var cluster: String?
@@ -157,6 +161,7 @@ struct ServeCommand: ParsableCommand {
         configuration.maxPendingLoginsPerAddress = maxPendingLogins
         configuration.controlAccess = ControlAccess(token: token, fromAnywhere: controlFromAnywhere,
                                                     allowedHosts: controlHost.map { $0.lowercased() })
+        configuration.console = !noConsole
         let loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
         let server: ChatServer
         do {
@@ -168,6 +173,7 @@ struct ServeCommand: ParsableCommand {
             FileHandle.standardError.write(Data("mockchat serve: cannot listen on \(host):\(port): \(error)\n".utf8))
             throw ExitCode(1)
         }
+        server.setScenarioMaker { Self.scenario(fromTrace: $0, name: $1) }
         let signals = SignalWatcher(loop: loop, signals: Self.stopSignals) { signal in
             logger.notice("signal \(signal): closing \(server.sessionCount) sessions with 1001")
             server.shutdown()
@@ -178,6 +184,7 @@ struct ServeCommand: ParsableCommand {
             MockChat listening on \(url) (\(fixtureSet.directory.records.count) users, \(clock.rawValue) clock\(node.map { ", cluster node \($0)" } ?? ""))
             Try: {"id":1,"op":"login","uid":"alice","authKey":"\(fixtureSet.settings.authKey)","deviceId":"phone-1","platform":"mobile"}
             Control API: http://\(server.address)/control/health   Stop: Ctrl-C
+            \(noConsole ? "" : "Console: http://\(server.address)/console\(controlToken == nil ? "" : "?token=<the --control-token>")\n")
 
             """
         FileHandle.standardOutput.write(Data(banner.utf8))
@@ -190,6 +197,19 @@ struct ServeCommand: ParsableCommand {
         guard status == 0 else {
             logger.error("the event loop did not close cleanly (uv_loop_close returned \(status))")
             throw ExitCode(1)
+        }
+    }
+
+    /// "Save as scenario" in the console: the session's trace through `scenarios from-trace`.
+    static func scenario(fromTrace text: String, name: String) -> Result<ConsoleScenario, ScenarioMakingError> {
+        do {
+            let trace = try TraceFile.parse(text, path: name + ".jsonl")
+            let made = try ScenarioFromTrace.make(trace, id: "regressions/console-\(name)", title: "Console session \(name)",
+                                                  source: "saved from the console of `mockchat serve`",
+                                                  made: "the console of mockchat serve, saved as")
+            return .success(ConsoleScenario(yaml: made.yaml, steps: made.steps))
+        } catch {
+            return .failure(ScenarioMakingError(error.description))
         }
     }
 }

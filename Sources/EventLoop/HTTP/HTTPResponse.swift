@@ -82,6 +82,18 @@ public struct HTTPResponse: Sendable, Equatable {
         }
     }
 
+    /// The status line and header lines of a response whose body follows as it is
+    /// produced and ends with the stream: no `Content-Length`, and `Connection: close`.
+    public func serializedHead() -> [UInt8] {
+        var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(for: status))\r\n"
+        for (name, value) in headers where !httpASCIIEqualsIgnoringCase(name, "Content-Length")
+            && !httpASCIIEqualsIgnoringCase(name, "Connection") {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "Connection: close\r\n\r\n"
+        return Array(head.utf8)
+    }
+
     /// The wire form: status line, header lines, `Content-Length`, blank
     /// line, body.
     ///

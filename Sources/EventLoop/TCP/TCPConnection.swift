@@ -27,6 +27,9 @@ public final class TCPConnection: HandleOwner {
     public var onEnd: ((UVError?) -> Void)?
     /// The handle is closed and its memory released.
     public var onClosed: (() -> Void)?
+    /// A queued write completed and nothing is left queued: a writer that stopped at a
+    /// bound on ``queuedWriteBytes`` may go on.
+    public var onWritesDrained: (() -> Void)?
 
     // Bookkeeping for ``TrafficLedger``.
     var peerIsLocal = false
@@ -406,6 +409,8 @@ private final class WriteRequest {
         connection.loop.traffic.ended()
         if status < 0, status != UV_ECANCELED.rawValue, connection.state == .open {
             connection.onEnd?(UVError(status, "uv_write"))
+        } else if let drained = connection.onWritesDrained, connection.state == .open, connection.queuedWriteBytes == 0 {
+            drained()
         }
     }
 }

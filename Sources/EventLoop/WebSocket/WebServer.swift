@@ -28,6 +28,10 @@ public final class WebServer {
         case respond(HTTPResponse)
         /// Reset the TCP connection without an answer, as an unreachable server would.
         case drop
+        /// Write this response's status line and headers (no `Content-Length`: the body
+        /// ends with the stream) and hand the connection over to write the body as it
+        /// comes. The owner closes the connection; the peer closing ends it too.
+        case stream(HTTPResponse, (TCPConnection) -> Void)
     }
 
     public let loop: EventLoop
@@ -109,6 +113,9 @@ public final class WebServer {
             reply(response, on: connection)
         case .drop:
             connection.reset()
+        case .stream(let head, let attach):
+            connection.write(head.serializedHead())
+            attach(connection)
         case .upgrade(let attach):
             guard let switching else {
                 reply(.rejection(status: 426, "this endpoint speaks WebSocket only\n"), on: connection)

@@ -60,7 +60,9 @@ extension ChatServer {
                 }
                 result = ["connections": .array(connections)]
             case "GET /control/presence":
-                result = ["online": .array(engine.onlineUsers.map { .string($0) })]
+                result = presence
+            case "POST /control/kick":
+                result = try kick(body)
             case "GET /control/faults":
                 result = faults.json
             case "POST /control/faults":
@@ -220,7 +222,31 @@ extension ChatServer {
             ("platform", text(session.platform?.rawValue)), ("state", .string(session.stage.rawValue)),
             ("openedAt", .double(session.openedAt.seconds)), ("lastInboundAt", .double(session.lastInboundAt.seconds)),
             ("lastPingAt", session.lastPingAt.map { .double($0.seconds) } ?? .null),
+            ("subscription", session.stage == .loggedIn ? session.subscription.json : .null),
         ]))
+    }
+
+    /// `GET /control/presence`: the online users, their devices on this node, and for each
+    /// logged-in connection the online users whose presence it receives.
+    private var presence: JSONValue {
+        let watching = engine.watching()
+        var devices = JSONObject()
+        var subscriptions: [JSONValue] = []
+        for session in engine.connections where session.stage == .loggedIn {
+            guard let uid = session.uid else { continue }
+            var list = devices[uid]?.arrayValue ?? []
+            list.append(.object(JSONObject([("connection", .string(session.id.description)),
+                                            ("deviceId", session.deviceId.map { .string($0) } ?? .null),
+                                            ("platform", session.platform.map { .string($0.rawValue) } ?? .null)])))
+            devices[uid] = .array(list)
+            subscriptions.append(.object(JSONObject([
+                ("connection", .string(session.id.description)), ("uid", .string(uid)),
+                ("subscription", session.subscription.json),
+                ("watching", .array((watching[session.id] ?? []).map { .string($0) })),
+            ])))
+        }
+        return .object(JSONObject([("online", .array(engine.onlineUsers.map { .string($0) })),
+                                   ("devices", .object(devices)), ("subscriptions", .array(subscriptions))]))
     }
 }
 

@@ -18,7 +18,7 @@ extension ChatServer {
             throw ControlError(400, "push needs exactly one of 'event', 'frame', 'bytes' and 'close'")
         }
         let action = try PushAction(kind, body[kind]!)
-        let targets = try pushTargets(body)
+        let targets = try targets(body, for: "push")
         var recorded = object
         if case .close(let frame, let code, let reason) = action {
             recorded["close"] = frame ? ["frame": true, "code": .integer(Int64(code)), "reason": .string(reason)] : ["frame": false]
@@ -29,8 +29,9 @@ extension ChatServer {
         return ["ok": true, "connections": .array(targets.map { .string($0.description) })]
     }
 
-    /// The connection named by `connection`, or the logged-in ones matching `uid`/`deviceId`.
-    private func pushTargets(_ body: JSONValue) throws(ControlError) -> [ConnectionID] {
+    /// The connection named by `connection`, or the logged-in ones matching `uid`/`deviceId`
+    /// (`route` names the request in errors: `push`, `kick`).
+    func targets(_ body: JSONValue, for route: String) throws(ControlError) -> [ConnectionID] {
         for key in ["connection", "uid", "deviceId"] {
             guard let value = body[key] else { continue }
             guard let text = value.stringValue, !text.isEmpty else { throw ControlError(400, "'\(key)' must be a non-empty string") }
@@ -43,7 +44,7 @@ extension ChatServer {
             return [id]
         }
         let selector = FaultPlan.Selector(uid: body["uid"]?.stringValue, deviceId: body["deviceId"]?.stringValue)
-        guard !selector.isEmpty else { throw ControlError(400, "push needs 'connection', 'uid' or 'deviceId'") }
+        guard !selector.isEmpty else { throw ControlError(400, "\(route) needs 'connection', 'uid' or 'deviceId'") }
         let targets = connections(matching: selector)
         guard !targets.isEmpty else {
             throw ControlError(404, "no logged-in connection matches \(selector.json.serialized())")

@@ -358,7 +358,7 @@ public struct PresenceEngine: Sendable {
     /// Logged-in connections whose subscription covers `record`, in order of arrival
     /// (the user's own among them). O(r), or O(r log r) when friend or role
     /// subscribers are merged in.
-    private func subscribers(of record: UserRecord) -> [ConnectionID] {
+    func subscribers(of record: UserRecord) -> [ConnectionID] {
         var lists: [[ConnectionID]] = []
         if !allSubscribers.isEmpty { lists.append(allSubscribers.ids) }
         if let role = record.role, let set = roleSubscribers[role] { lists.append(set.ids) }

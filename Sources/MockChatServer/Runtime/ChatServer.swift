@@ -22,6 +22,8 @@ public final class ChatServer {
         /// WebSocket sessions from one address that have not logged in yet, beyond which
         /// that address's new upgrades get 503 (the login deadline frees them).
         public var maxPendingLoginsPerAddress = 4_096
+        /// Serve the web console at `/console` (docs/CONSOLE.md).
+        public var console = false
         public init() {}
     }
 
@@ -57,6 +59,8 @@ public final class ChatServer {
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
     let cluster: ClusterBridge?
+    /// The web console, when served.
+    var console: ConsoleState?
     /// Sessions not yet logged in, per peer host, and the host of each of them.
     private var pendingByHost: [String: Int] = [:]
     private var pendingHost: [ConnectionID: String] = [:]
@@ -77,6 +81,7 @@ public final class ChatServer {
                                 "clock": .string(loop.clock.isVirtual ? "virtual" : "system"),
                                 "start": .double(loop.clock.now.seconds),
                                 "fixtures": ["users": directory.json["users"] ?? .array([]), "app": settings.json]])
+        console = configuration.console ? ConsoleState(loop: loop, trace: self.trace) : nil
         cluster = configuration.cluster.map { ClusterBridge(loop: loop, configuration: $0, logger: Logger(label: "mockchat.cluster")) }
         web = try WebServer(loop: loop, address: configuration.address, configuration: configuration.web) {
             [unowned self] request, isUpgrade, peer in
@@ -94,6 +99,16 @@ public final class ChatServer {
             cluster.localDevices = { [unowned self] in self.engine.localClusterDevices }
             cluster.start()
         }
+    }
+
+    /// The console's per-process token (nil without a console): what the page sends
+    /// as `X-Console-Token`.
+    public var consoleToken: String? { console?.token }
+
+    /// How "save as scenario" turns a trace file's text into a scenario: `scenarios
+    /// from-trace`, which lives above this module.
+    public func setScenarioMaker(_ maker: @escaping (_ traceText: String, _ name: String) -> Result<ConsoleScenario, ScenarioMakingError>) {
+        console?.scenarioMaker = maker
     }
 
     /// The bound address (the real port when 0 was asked for).
@@ -131,6 +146,7 @@ public final class ChatServer {
             execute(engine.disconnect(id, code: .goingAway, reason: "server shutting down", now: loop.clock.now))
         }
         endStalled()
+        console?.streams.closeAll()
         // The retractions just sent still reach Redis: the other nodes see these users leave now.
         cluster?.stop()
     }
@@ -154,6 +170,7 @@ public final class ChatServer {
     // MARK: Routing
 
     private func route(_ request: HTTPRequest, isUpgrade: Bool, peer: SocketAddress?) -> WebServer.Routing {
+        if let routing = consoleRouting(request, peer: peer) { return routing }
         if request.path.hasPrefix("/control/") || request.path == "/control" {
             if let refusal = configuration.controlAccess.refusal(for: request, peer: peer,
                                                                  listeningHost: configuration.address.host) {

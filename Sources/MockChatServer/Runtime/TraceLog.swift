@@ -93,6 +93,10 @@ public final class TraceLog {
     public var controlRoute: String?
     /// The bytes of JSON lines the kept entries take.
     public private(set) var keptBytes = 0
+    /// Called after each entry is kept in memory (the console's live stream).
+    public var onKeep: (() -> Void)?
+    /// The header's fields besides format and version, redacted: what ``headerLine`` writes.
+    public private(set) var headerFields = JSONObject()
 
     /// Frames whose JSON is longer than this are kept as their length, first bytes and hash.
     public static let longFrameBytes = 4096
@@ -128,14 +132,24 @@ public final class TraceLog {
     /// The first line of a trace file: `{"format":"mockchat-trace","version":1,...fields}`.
     /// Written only to the file; secrets in `fields` are redacted like control payloads.
     public func writeHeader(_ fields: JSONValue) {
+        headerFields = JSONObject()
+        for (key, value) in fields.objectValue ?? JSONObject() { headerFields[key] = redact(value) }
         guard let file else { return }
+        let line = headerLine()
+        fwrite(line, 1, line.count, file)
+        fflush(file)
+    }
+
+    /// The header line with ``headerFields``, `overriding` some of them (a trace made
+    /// from part of the kept entries starts later than the server did).
+    public func headerLine(overriding: JSONObject = JSONObject()) -> [UInt8] {
         var object = JSONObject([("format", .string("mockchat-trace")), ("version", .integer(Int64(Self.formatVersion)))])
-        for (key, value) in fields.objectValue ?? JSONObject() { object[key] = redact(value) }
+        for (key, value) in headerFields { object[key] = value }
+        for (key, value) in overriding { object[key] = value }
         var line: [UInt8] = []
         JSONValue.object(object).serialize(into: &line)
         line.append(10)
-        fwrite(line, 1, line.count, file)
-        fflush(file)
+        return line
     }
 
     deinit {
@@ -202,6 +216,7 @@ public final class TraceLog {
             sizes.removeFirst(head)
             head = 0
         }
+        onKeep?()
     }
 
     /// Forgets every kept entry and gives their memory back; sequence numbers go on.

@@ -1,0 +1,458 @@
+"use strict";
+// The MockChat console: every view is read from the control API, every action is a
+// control API request (docs/CONSOLE.md). The page holds the trace it has received;
+// the timeline renders only the rows in view.
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const consoleToken = document.querySelector('meta[name="console-token"]').content;
+  // With --control-token the page is opened as /console?token=T; the token then goes on
+  // every request as the control API asks, and leaves the address bar.
+  const params = new URLSearchParams(location.search);
+  const controlToken = params.get("token");
+  if (controlToken) history.replaceState(null, "", location.pathname);
+
+  const KINDS = ["open", "in", "out", "close", "fault", "control"];
+  const ROW = 20;
+  const MAX_ENTRIES = 500000;
+
+  function headers(json) {
+    const h = { "X-Console-Token": consoleToken };
+    if (controlToken) h.Authorization = "Bearer " + controlToken;
+    if (json) h["Content-Type"] = "application/json";
+    return h;
+  }
+
+  /** One control API request; resolves to {ok, status, body}. */
+  async function api(method, path, body) {
+    const init = { method, headers: headers(body !== undefined), cache: "no-store" };
+    if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (error) {
+      return { ok: false, status: 0, body: { error: "the server cannot be reached: " + error.message } };
+    }
+    const text = await response.text();
+    let parsed = text;
+    try { parsed = JSON.parse(text); } catch (_) { /* not JSON: kept as text */ }
+    return { ok: response.ok, status: response.status, body: parsed };
+  }
+
+  /** An action: the request, its answer in the header, and its error where the form shows it. */
+  async function act(method, path, body, errorBox) {
+    if (errorBox) errorBox.textContent = "";
+    const result = await api(method, path, body);
+    const summary = `${method} ${path} → ${result.status}`;
+    $("action-result").textContent = result.ok ? summary : `${summary}: ${result.body && result.body.error || result.body}`;
+    if (!result.ok && errorBox) errorBox.textContent = (result.body && result.body.error) || String(result.body);
+    scheduleRefresh();
+    return result;
+  }
+
+  // ---- time ----
+  function clockText(t) {
+    if (typeof t !== "number") return "";
+    const d = new Date(t * 1000);
+    return d.toISOString().slice(11, 23);
+  }
+  function ago(t) {
+    if (typeof t !== "number" || typeof state.now !== "number") return "";
+    const s = Math.max(0, state.now - t);
+    return s < 60 ? s.toFixed(1) + " s" : Math.floor(s / 60) + " min";
+  }
+
+  // ---- state views ----
+  const state = { now: null, mode: null, connections: [], presence: null, faults: null };
+
+  async function refresh() {
+    const [clock, connections, presence, faults] = await Promise.all([
+      api("GET", "/control/clock"), api("GET", "/control/connections"),
+      api("GET", "/control/presence"), api("GET", "/control/faults"),
+    ]);
+    if (clock.ok) { state.now = clock.body.now; state.mode = clock.body.mode; }
+    if (connections.ok) state.connections = connections.body.connections;
+    if (presence.ok) state.presence = presence.body;
+    if (faults.ok) state.faults = faults.body;
+    renderState();
+  }
+  let refreshTimer = null;
+  function scheduleRefresh() {
+    if (refreshTimer) return;
+    refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 150);
+  }
+
+  function selectorMatches(selector, c) {
+    if (!selector || c.state !== "logged-in") return false;
+    if (selector.uid !== undefined && selector.uid !== c.uid) return false;
+    if (selector.deviceId !== undefined && selector.deviceId !== c.deviceId) return false;
+    return true;
+  }
+
+  /** The faults that reach connection `c`, as short labels. */
+  function faultLabels(c) {
+    const f = state.faults;
+    if (!f) return [];
+    const labels = [];
+    for (const b of f.blackholes || []) if (selectorMatches(b, c)) labels.push("blackhole");
+    for (const l of f.links || []) {
+      if (!selectorMatches(l.selector, c)) continue;
+      const parts = [];
+      if (l.delayMs !== undefined) parts.push(`delay ${l.delayMs}ms`);
+      if (l.jitterMs) parts.push(`±${l.jitterMs}`);
+      if (l.bytesPerSecond) parts.push(`${l.bytesPerSecond} B/s`);
+      if (l.dropPercent) parts.push(`drop ${l.dropPercent}%`);
+      if (l.sliceBytes) parts.push(`slice ${l.sliceBytes}`);
+      if (l.closeFrame === false) parts.push("no close frame");
+      labels.push(`${l.direction} ${parts.join(" ")}`);
+    }
+    for (const r of f.replies || []) if (selectorMatches(r.selector, c)) labels.push(`reply ${r.op}`);
+    return labels;
+  }
+
+  function esc(text) {
+    return String(text ?? "").replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[ch]));
+  }
+
+  function renderState() {
+    $("clock-mode").textContent = state.mode || "?";
+    $("clock-now").textContent = state.now ? `${clockText(state.now)} (${state.now.toFixed(3)})` : "";
+    const rows = state.connections.map((c) => {
+      const faults = faultLabels(c).map((l) => `<span class="tag">${esc(l)}</span>`).join("");
+      const last = typeof c.lastInboundAt === "number" ? `${ago(c.lastInboundAt)} ago` : "";
+      const actions = c.node && c.openedAt === undefined ? "" :
+        `<button class="small" data-kick="${esc(c.id)}" ${c.state === "logged-in" ? "" : "disabled"}>kick</button>` +
+        `<button class="small" data-close="${esc(c.id)}">close…</button>`;
+      return `<tr data-conn="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.uid)}</td><td>${esc(c.deviceId)}</td>` +
+        `<td>${esc(c.platform)}</td><td>${esc(c.state)}</td><td>${esc(typeof c.openedAt === "number" ? clockText(c.openedAt) : "")}</td>` +
+        `<td>${esc(last)}</td><td>${faults}</td><td>${actions}</td></tr>`;
+    });
+    $("connections").tBodies[0].innerHTML = rows.join("") || `<tr><td colspan="9">no connections</td></tr>`;
+    $("connection-count").textContent = `${state.connections.length} open`;
+    const p = state.presence;
+    if (p) {
+      const devices = p.devices || {};
+      const users = p.online.map((uid) => {
+        const list = (devices[uid] || []).map((d) => `${esc(d.deviceId)} (${esc(d.platform)}, ${esc(d.connection)})`).join(", ");
+        return `<div class="user"><span class="online">● ${esc(uid)}</span> ${list}</div>`;
+      });
+      const subs = (p.subscriptions || []).map((s) => {
+        const mode = s.subscription ? s.subscription.mode + (s.subscription.roles ? ":" + s.subscription.roles.join(",") : "") : "";
+        return `<div class="watch">${esc(s.uid)} on ${esc(s.connection)} [${esc(mode)}] sees ${s.watching.length ? esc(s.watching.join(", ")) : "nobody online"}</div>`;
+      });
+      $("presence").innerHTML = (users.join("") || "nobody online") + subs.join("");
+    }
+    renderFaults();
+  }
+
+  function renderFaults() {
+    const f = state.faults;
+    const items = [];
+    if (f) {
+      const sel = (s) => JSON.stringify(s || {});
+      if (f.refuseConnections) items.push(["refuseConnections", { fault: "refuseConnections", enabled: false }]);
+      if (f.stallAfterHandshake) items.push(["stall", { fault: "stall", enabled: false }]);
+      for (const b of f.blackholes || []) items.push([`blackhole ${sel(b)}`, Object.assign({ fault: "blackhole", enabled: false }, b)]);
+      for (const l of f.links || []) {
+        const { selector, ...shape } = l;
+        items.push([`link ${sel(selector)} ${JSON.stringify(shape)}`,
+          Object.assign({ fault: "link", enabled: false, direction: l.direction }, selector)]);
+      }
+      for (const r of f.replies || []) {
+        items.push([`reply ${sel(r.selector)} ${r.op} ${JSON.stringify(r.error || r.result)}`,
+          Object.assign({ fault: "reply", op: r.op, enabled: false }, r.selector)]);
+      }
+    }
+    $("faults").innerHTML = items.map(([label, body], i) =>
+      `<li>${esc(label)} <button class="small" data-unfault="${i}">remove</button></li>`).join("") || "<li>none</li>";
+    $("faults").onclick = (event) => {
+      const i = event.target.dataset.unfault;
+      if (i !== undefined) act("POST", "/control/faults", items[Number(i)][1], $("fault-error"));
+    };
+  }
+
+  $("connections").addEventListener("click", async (event) => {
+    const kick = event.target.dataset.kick;
+    const close = event.target.dataset.close;
+    if (kick) act("POST", "/control/kick", { connection: kick, reason: "kicked from the console" });
+    if (close) {
+      const answer = prompt(`Close ${close} with code (and reason after a space):`, "4000 closed from the console");
+      if (answer === null) return;
+      const [code, ...reason] = answer.trim().split(" ");
+      const number = Number(code);
+      act("POST", "/control/push", { connection: close, close: { code: Number.isInteger(number) ? number : code, reason: reason.join(" ") } });
+    }
+  });
+
+  // ---- action forms ----
+  const FAULT_FIELDS = {
+    delay: ["uid", "deviceId", "ms"],
+    link: ["uid", "deviceId", "direction", "delayMs", "jitterMs", "bytesPerSecond", "dropPercent", "sliceBytes", "closeFrame", "seed"],
+    blackhole: ["uid", "deviceId"],
+    drop: ["connection", "uid", "deviceId"],
+    reply: ["uid", "deviceId", "op", "match", "result", "error", "delayMs", "times"],
+    refuseConnections: [],
+    stall: [],
+  };
+  const TEXT_FIELDS = new Set(["uid", "deviceId", "connection", "op", "direction"]);
+  function renderFaultFields() {
+    const kind = $("fault-kind").value;
+    $("fault-fields").innerHTML = FAULT_FIELDS[kind].map((name) =>
+      `<label>${name} <input name="${name}" data-field="${name}"></label>`).join("") || "<em>no parameters</em>";
+  }
+  $("fault-kind").addEventListener("change", renderFaultFields);
+  renderFaultFields();
+
+  /** A form field's value: a string for names, else JSON when it parses (so the API checks its type). */
+  function fieldValue(name, raw) {
+    if (TEXT_FIELDS.has(name)) return raw;
+    try { return JSON.parse(raw); } catch (_) { return raw; }
+  }
+  $("fault-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { fault: $("fault-kind").value };
+    for (const input of $("fault-fields").querySelectorAll("input")) {
+      if (input.value.trim() !== "") body[input.name] = fieldValue(input.name, input.value.trim());
+    }
+    act("POST", "/control/faults", body, $("fault-error"));
+  });
+  $("clear-faults").addEventListener("click", () => act("DELETE", "/control/faults", undefined, $("fault-error")));
+
+  $("push-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = { [form.target.value]: form.targetValue.value.trim() };
+    const kind = form.kind.value;
+    const raw = form.payload.value;
+    body[kind] = kind === "frame" || kind === "bytes" ? raw : fieldValue(kind, raw.trim());
+    act("POST", "/control/push", body, $("push-error"));
+  });
+  $("fixtures-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act("POST", "/control/fixtures", event.target.body.value || "{}", $("fixtures-error"));
+  });
+  $("advance-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act("POST", "/control/clock/advance", { ms: fieldValue("ms", $("advance-ms").value.trim()) });
+  });
+  $("reset").addEventListener("click", () => {
+    if (confirm("Reset: close every connection with 4009, restore the fixtures, clear faults and the trace?")) {
+      act("POST", "/control/reset", {});
+    }
+  });
+
+  // ---- the timeline ----
+  const entries = [];      // every entry received, oldest first; skip markers included
+  let shown = [];          // indices into `entries` that pass the filters
+  let dropped = 0;         // entries the page let go beyond MAX_ENTRIES
+  let lastSeq = 0;
+  let skippedTotal = 0;
+  const filters = { uid: "", conn: "", search: "", kinds: new Set(KINDS) };
+  const range = { from: null, to: null };
+
+  $("kinds").innerHTML = KINDS.map((k) => `<label><input type="checkbox" name="kind" value="${k}" checked>${k}</label>`).join("");
+  $("filters").addEventListener("input", () => {
+    const form = $("filters");
+    filters.uid = form.uid.value.trim();
+    filters.conn = form.conn.value.trim();
+    filters.search = form.search.value.trim().toLowerCase();
+    filters.kinds = new Set([...form.querySelectorAll('input[name="kind"]:checked')].map((i) => i.value));
+    refilter();
+  });
+  $("filters").addEventListener("submit", (event) => event.preventDefault());
+
+  function passes(e) {
+    if (e.skipped) return true;
+    if (!filters.kinds.has(e.kind)) return false;
+    if (filters.uid && e.uid !== filters.uid) return false;
+    if (filters.conn && e.conn !== filters.conn) return false;
+    if (filters.search && !e.line.toLowerCase().includes(filters.search)) return false;
+    return true;
+  }
+  function refilter() {
+    shown = [];
+    for (let i = 0; i < entries.length; i++) if (passes(entries[i])) shown.push(i);
+    layout(true);
+  }
+
+  function addLine(line) {
+    let e;
+    try { e = JSON.parse(line); } catch (_) { return; }
+    if (e.hello) return;
+    if (e.skipped) {
+      skippedTotal += e.skipped;
+      $("skipped").hidden = false;
+      $("skipped").textContent = `${skippedTotal} entries skipped`;
+      e.kind = "skipped";
+      e.line = line;
+      lastSeq = Math.max(lastSeq, e.to);
+    } else {
+      if (e.seq <= lastSeq) return;
+      lastSeq = e.seq;
+      e.line = line;
+    }
+    entries.push(e);
+    if (passes(e)) shown.push(entries.length - 1);
+  }
+
+  function trimEntries() {
+    if (entries.length <= MAX_ENTRIES) return;
+    const cut = entries.length - MAX_ENTRIES;
+    entries.splice(0, cut);
+    dropped += cut;
+    refilter();
+  }
+
+  function who(e) {
+    return [e.conn, e.uid, e.device].filter((x) => x).join(" ");
+  }
+  function summary(e) {
+    if (e.skipped) return `${e.skipped} entries skipped (seq ${e.from}–${e.to}): the console fell behind`;
+    let text = "";
+    if (e.kind === "close") text = `${e.code ?? ""} ${e.text ?? ""}${(e.text || "").startsWith("server closes") ? " [by server]" : ""}`;
+    else if (e.kind === "control") text = `${e.route ?? ""} ${e.text ?? ""} ${e.frame ? JSON.stringify(e.frame) : ""}`;
+    else if (e.frame !== undefined) text = JSON.stringify(e.frame) + (e.text ? " " + e.text : "");
+    else text = e.text ?? "";
+    return text;
+  }
+
+  const timeline = $("timeline");
+  let renderQueued = false;
+  function layout(force) {
+    $("spacer").style.height = shown.length * ROW + "px";
+    $("timeline-count").textContent = `${shown.length} shown of ${entries.length} kept` +
+      (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}`;
+    if (document.querySelector('#filters input[name="follow"]').checked) timeline.scrollTop = timeline.scrollHeight;
+    if (force) render(); else queueRender();
+  }
+  function queueRender() {
+    if (renderQueued) return;
+    renderQueued = true;
+    requestAnimationFrame(() => { renderQueued = false; render(); });
+  }
+  function inRange(e) {
+    return range.from !== null && e.seq >= range.from && e.seq <= (range.to ?? range.from);
+  }
+  function render() {
+    const first = Math.max(0, Math.floor(timeline.scrollTop / ROW) - 5);
+    const count = Math.ceil(timeline.clientHeight / ROW) + 10;
+    const last = Math.min(shown.length, first + count);
+    const html = [];
+    for (let r = first; r < last; r++) {
+      const e = entries[shown[r]];
+      const cls = "row" + (inRange(e) ? " inrange" : "");
+      html.push(`<div class="${cls}" data-index="${shown[r]}"><span class="seq">${e.seq ?? ""}</span>` +
+        `<span class="t">${clockText(e.t)}</span><span class="k k-${esc(e.kind)}">${esc(e.kind)}</span>` +
+        `<span class="who">${esc(who(e))}</span> ${esc(summary(e))}</div>`);
+    }
+    const rows = $("rows");
+    rows.style.transform = `translateY(${first * ROW}px)`;
+    rows.innerHTML = html.join("");
+  }
+  timeline.addEventListener("scroll", () => {
+    const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW;
+    document.querySelector('#filters input[name="follow"]').checked = atBottom;
+    queueRender();
+  });
+  window.addEventListener("resize", queueRender);
+  $("rows").addEventListener("click", (event) => {
+    const row = event.target.closest(".row");
+    if (!row) return;
+    const e = entries[Number(row.dataset.index)];
+    $("detail").textContent = JSON.stringify(Object.fromEntries(Object.entries(e).filter(([k]) => k !== "line")), null, 2);
+    if (e.seq === undefined) return;
+    if (event.shiftKey && range.from !== null) {
+      range.to = Math.max(range.from, e.seq);
+      range.from = Math.min(range.from, e.seq);
+    } else {
+      range.from = e.seq;
+      range.to = null;
+    }
+    $("range").textContent = `range: seq ${range.from} to ${range.to ?? "the end"}`;
+    queueRender();
+  });
+  $("clear-range").addEventListener("click", () => {
+    range.from = null;
+    range.to = null;
+    $("range").textContent = "range: whole session";
+    queueRender();
+  });
+
+  $("save-scenario").addEventListener("click", async () => {
+    $("scenario-error").textContent = "";
+    const name = "console-" + new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
+    const body = { name };
+    if (range.from !== null) { body.from = range.from; body.to = range.to ?? null; }
+    const result = await api("POST", "/control/console/scenario", body);
+    if (!result.ok) {
+      $("scenario-error").textContent = (result.body && result.body.error) || String(result.body);
+      return;
+    }
+    const blob = new Blob([result.body.yaml], { type: "application/yaml" });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = name + ".yaml";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    $("action-result").textContent = `scenario ${name}.yaml: ${result.body.steps} steps`;
+  });
+
+  // ---- feeding the timeline: history by pages, then the live stream ----
+  async function loadHistory() {
+    for (;;) {
+      const response = await fetch(`/control/trace?since=${lastSeq}&limit=20000`, { headers: headers(false), cache: "no-store" });
+      if (!response.ok) throw new Error(`GET /control/trace: ${response.status}`);
+      const text = await response.text();
+      const lines = text.split("\n").filter((l) => l);
+      for (const line of lines) addLine(line);
+      layout(false);
+      if (lines.length < 20000) return;
+    }
+  }
+
+  async function stream() {
+    const status = $("stream-status");
+    for (;;) {
+      try {
+        const response = await fetch(`/control/console/events?since=${lastSeq}`, { headers: headers(false), cache: "no-store" });
+        if (!response.ok) {
+          const body = await response.text();
+          status.textContent = `stream refused: ${response.status} ${body}`;
+          status.className = "status";
+          return;
+        }
+        status.textContent = "live";
+        status.className = "status live";
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        let pending = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          pending += decoder.decode(value, { stream: true });
+          const cut = pending.lastIndexOf("\n");
+          if (cut < 0) continue;
+          for (const line of pending.slice(0, cut).split("\n")) if (line) addLine(line);
+          pending = pending.slice(cut + 1);
+          trimEntries();
+          layout(false);
+          scheduleRefresh();
+        }
+      } catch (error) {
+        status.textContent = "stream lost: " + error.message;
+      }
+      status.className = "status";
+      status.textContent = "reconnecting…";
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  // The system clock moves without entries: "since" and "last frame" follow it.
+  setInterval(() => { if (state.mode === "system") refresh(); }, 2000);
+
+  window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal };
+  refresh();
+  loadHistory().then(stream, (error) => {
+    $("stream-status").textContent = "history refused: " + error.message;
+  });
+})();

@@ -1,0 +1,182 @@
+import ChatProtocol
+import EventLoop
+import Foundation
+@testable import MockChatServer
+import MockChatTestSupport
+import Testing
+import WireKit
+
+/// The web console: the page and its routes follow the control API's access rules plus
+/// the per-process token, a viewer costs bounded memory, and the routes it adds to the
+/// control API (kick, presence with subscriptions) work as documented.
+@Suite("Web console")
+struct ConsoleTests {
+    func fixture(access: ControlAccess = ControlAccess(), console: Bool = true) throws -> ServerFixture {
+        try ServerFixture(access: access, server: { $0.console = console })
+    }
+
+    func http(_ f: ServerFixture, _ target: String, method: String = "GET", host: String? = nil,
+              headers: [String] = [], body: String = "") throws -> HTTPReply {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? f.server.address.description)\r\n"
+        for header in headers { text += header + "\r\n" }
+        text += "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        return try f.rawHTTP(text)
+    }
+
+    @Test func thePageCarriesTheTokenUnderTheControlRules() throws {
+        let f = try fixture()
+        let token = try #require(f.server.consoleToken)
+        let page = try http(f, "/console")
+        #expect(page.status == 200)
+        #expect(page.text.contains(#"<meta name="console-token" content="\#(token)">"#))
+        #expect(page.text.contains("MockChat console") && !page.text.contains("{{"))
+        #expect(page.headerValues("Content-Security-Policy").first?.contains("frame-ancestors 'none'") == true)
+        // A rebinding name, a foreign page: refused, and the token is not in the answer.
+        for refused in [try http(f, "/console", host: "attacker.test"),
+                        try http(f, "/console", headers: ["Origin: http://attacker.test"])] {
+            #expect(refused.status == 403)
+            #expect(!refused.text.contains(token))
+        }
+    }
+
+    @Test func theCompiledPageEqualsTheFilesOnDisk() throws {
+        for (name, text) in [("html", EmbeddedConsole.html), ("css", EmbeddedConsole.css), ("js", EmbeddedConsole.js)] {
+            let data = try #require(FileManager.default.contents(atPath: PackagePaths.path("Console/console.\(name)")))
+            #expect(text + "\n" == String(decoding: data, as: UTF8.self), "Console/console.\(name) differs: run scripts/embed-fixtures")
+        }
+    }
+
+    @Test func theControlTokenMayComeInTheAddress() throws {
+        let f = try fixture(access: ControlAccess(token: "s3cret"))
+        #expect(try http(f, "/console").status == 401)
+        #expect(try http(f, "/console?token=wrong").status == 401)
+        #expect(try http(f, "/console?token=s3cret").status == 200)
+        let stream = try http(f, "/control/console/events?token=s3cret",
+                              headers: ["X-Console-Token: \(try #require(f.server.consoleToken))"])
+        // Only the page's address carries the token; a console route needs the header.
+        #expect(stream.status == 401)
+    }
+
+    @Test func consoleRoutesNeedTheConsoleToken() throws {
+        let f = try fixture()
+        let token = try #require(f.server.consoleToken)
+        for headers in [[], ["X-Console-Token: guess"]] {
+            let reply = try http(f, "/control/console/events", headers: headers)
+            #expect(reply.status == 403)
+            #expect(reply.text.contains("X-Console-Token"))
+            #expect(try http(f, "/control/console/scenario", method: "POST", headers: headers + ["Content-Type: application/json"],
+                             body: "{}").status == 403)
+        }
+        // The token does not lift the control API's own rules.
+        #expect(try http(f, "/control/console/events", headers: ["X-Console-Token: \(token)",
+                                                                 "Origin: http://attacker.test"]).status == 403)
+        #expect(try http(f, "/control/console/scenario", method: "POST", headers: ["X-Console-Token: \(token)", "Content-Type: text/plain"],
+                         body: "{}").status == 415)
+    }
+
+    @Test func withoutTheConsoleNothingIsServed() throws {
+        let f = try fixture(console: false)
+        #expect(f.server.consoleToken == nil)
+        #expect(try http(f, "/console").status == 404)
+        #expect(try http(f, "/control/console/events").status == 404)
+    }
+
+    /// Opens the live stream on a raw connection and returns it.
+    func openStream(_ f: ServerFixture, since: Int = 0) throws -> RawConnection {
+        let raw = try f.rawConnect()
+        raw.write(Array("GET /control/console/events?since=\(since) HTTP/1.1\r\nHost: \(f.server.address)\r\nX-Console-Token: \(try #require(f.server.consoleToken))\r\n\r\n".utf8))
+        return raw
+    }
+
+    /// The JSON lines of a stream so far (after the response head).
+    func lines(_ raw: RawConnection) -> [JSONValue] {
+        let text = String(decoding: raw.received, as: UTF8.self)
+        guard let start = text.range(of: "\r\n\r\n")?.upperBound else { return [] }
+        return text[start...].split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
+    }
+
+    @Test func theStreamSendsEntriesAsTheyAreKept() throws {
+        let f = try fixture()
+        _ = try f.control("POST", "/control/clock/advance", body: #"{"ms":5}"#)
+        let raw = try openStream(f, since: 0)
+        let alice = try f.loggedIn("alice", device: "alice-laptop")
+        f.loop.run(timeout: 5) { lines(raw).contains { $0["frame"]?["op"]?.stringValue == "login" } }
+        let received = lines(raw)
+        #expect(received.first?["hello"]?["lastSeq"]?.intValue == 1)
+        #expect(received.dropFirst().first?["text"]?.stringValue == "clock advanced 5 ms, 0 timers fired")
+        let sequences = received.compactMap { $0["seq"]?.intValue }
+        #expect(sequences == Array(1...Int64(sequences.count)))
+        #expect(f.server.console?.streams.count == 1)
+        raw.connection.close()
+        f.loop.run(timeout: 5) { f.server.console?.streams.count == 0 }
+        #expect(f.server.console?.streams.count == 0)
+        #expect(f.server.trace.onKeep == nil)
+        _ = alice
+    }
+
+    @Test func aViewerThatDoesNotReadHoldsBoundedMemoryAndIsToldWhatItMissed() throws {
+        let f = try fixture()
+        let raw = try openStream(f)
+        f.loop.run(timeout: 5) { !raw.received.isEmpty }
+        raw.connection.pauseReading()
+        let stream = try #require(f.server.console?.streams.all.first)
+        var largestQueue = 0
+        let total = 60_000
+        for chunk in 0..<(total / 1000) {
+            for i in 0..<1000 {
+                f.server.trace.record(.control, time: f.now, text: "filler entry number \(chunk * 1000 + i) of the test")
+            }
+            _ = f.loop.run(timeout: 0.005) { false }
+            largestQueue = max(largestQueue, stream.connection.queuedWriteBytes)
+        }
+        // The socket's queue never held much more than the bound and one batch of entries.
+        #expect(largestQueue < ConsoleStream.writeBound + ConsoleStream.batchEntries * 100)
+        raw.connection.resumeReading()
+        let last = f.server.trace.lastSequence
+        let lastLine = Array(#"{"seq":\#(last),"#.utf8)
+        f.loop.run(timeout: 10) { raw.received.suffix(200).firstRange(of: lastLine) != nil }
+        let received = lines(raw)
+        let skipped = received.compactMap { $0["skipped"]?.intValue }.reduce(0, +)
+        let entries = received.filter { $0["seq"] != nil }.count
+        #expect(skipped > 0)
+        #expect(received.last?["seq"]?.intValue == Int64(last))
+        // Every entry was either sent or counted as skipped, none twice.
+        #expect(Int64(entries) + skipped == Int64(total))
+    }
+
+    @Test func kickSendsDeviceKickedAndClosesWith4001() throws {
+        let f = try fixture()
+        let bob = try f.loggedIn("bob", device: "bob-phone", platform: .mobile)
+        let reply = try f.control("POST", "/control/kick", body: #"{"uid":"bob","reason":"from a test"}"#)
+        #expect(reply.status == 200)
+        f.settle()
+        let kicked = bob.events.first?.json
+        #expect(kicked?["event"]?.stringValue == "device.kicked")
+        #expect(kicked?["reason"]?.stringValue == "from a test")
+        #expect(bob.closeInfo?.received == 4001)
+        let control = f.server.trace.entries.first { $0.kind == .control }
+        #expect(control?.route == "POST /control/kick")
+        #expect(control?.text == "kick 1 device")
+        #expect(try f.control("POST", "/control/kick", body: #"{"uid":"bob"}"#).status == 404)
+        #expect(try f.control("POST", "/control/kick", body: #"{"uid":"bob","colour":"red"}"#).status == 400)
+        #expect(try f.control("POST", "/control/kick", body: #"{"uid":"alice","byPlatform":"fridge"}"#).status == 400)
+        let waiting = try f.connect()
+        let id = try #require(f.server.engine.connections.last?.id.description)
+        #expect(try f.control("POST", "/control/kick", body: #"{"connection":"\#(id)"}"#).status == 409)
+        _ = waiting
+    }
+
+    @Test func presenceListsDevicesAndWhoSeesWhom() throws {
+        let f = try fixture()
+        let alice = try f.loggedIn("alice", device: "alice-laptop")
+        let bob = try f.loggedIn("bob", device: "bob-phone", platform: .mobile, presence: .none)
+        let presence = try #require(try f.control("GET", "/control/presence").json)
+        #expect(presence["online"] == ["alice", "bob"])
+        #expect(presence["devices"]?["bob"]?.arrayValue?.first?["deviceId"]?.stringValue == "bob-phone")
+        let subscriptions = try #require(presence["subscriptions"]?.arrayValue)
+        #expect(subscriptions.first { $0["uid"] == "alice" }?["watching"] == ["bob"])
+        #expect(subscriptions.first { $0["uid"] == "bob" }?["watching"] == [])
+        #expect(subscriptions.first { $0["uid"] == "bob" }?["subscription"]?["mode"] == "none")
+        _ = (alice, bob)
+    }
+}

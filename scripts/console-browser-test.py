@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""Drives the web console of `mockchat serve` in headless Chromium over the DevTools
+protocol (docs/CONSOLE.md) through one session, with real clients on real sockets:
+
+ 1. three clients log in and appear in the page's connections and presence;
+ 2. a kick from the page closes one with 4001, and the timeline shows the close;
+ 3. a delay fault added from the page shows on the connection and holds its pong
+    until the clock (advanced from the page) passes the delay; removed from the page;
+ 4. the virtual clock advanced from the page fires the heartbeat close (4002);
+ 5. "save as scenario" downloads a file that `mockchat test` passes;
+ 6. a screenshot of the page (taken with the data of steps 1-3) is checked;
+ 7. a page of another origin cannot read or drive the console or the control API,
+    and the console is refused under a foreign Host (a rebinding name).
+
+Usage: console-browser-test.py MOCKCHAT OUT_DIR. Prints one line per step and a last
+line `console-browser-test: N passed, F failed`.
+"""
+import asyncio
+import http.server
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+import websockets
+
+import importlib.util
+
+# The PNG reader of scripts/check-screenshot.py (standard library only).
+_spec = importlib.util.spec_from_file_location(
+    "check_screenshot", os.path.join(os.path.dirname(os.path.abspath(__file__)), "check-screenshot.py"))
+_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_module)
+read_png = _module.read_png
+
+MOCKCHAT, OUT = sys.argv[1], sys.argv[2]
+AUTH_KEY = "mockchat-dev-key"
+DEADLINE = 15.0
+passed, failed = 0, 0
+
+
+def step(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+    return ok
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def control(port, method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.read().decode()
+
+
+class DevTools:
+    """A minimal DevTools protocol client: one WebSocket, requests by id, events queued."""
+
+    def __init__(self, url):
+        self.url, self.next_id, self.pending, self.events = url, 0, {}, []
+
+    async def __aenter__(self):
+        self.socket = await websockets.connect(self.url, max_size=64 << 20, ping_interval=None)
+        self.reader = asyncio.create_task(self._read())
+        return self
+
+    async def __aexit__(self, *_):
+        self.reader.cancel()
+        await self.socket.close()
+
+    async def _read(self):
+        async for message in self.socket:
+            data = json.loads(message)
+            if "id" in data and data["id"] in self.pending:
+                self.pending.pop(data["id"]).set_result(data)
+            else:
+                self.events.append(data)
+
+    async def send(self, method, **params):
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[self.next_id] = future
+        await self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        reply = await asyncio.wait_for(future, DEADLINE)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply["result"]
+
+    async def eval(self, expression):
+        result = await self.send("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    async def until(self, expression, what):
+        """Waits for `expression` to be truthy in the page, up to the deadline."""
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end:
+            value = await self.eval(expression)
+            if value:
+                return value
+            await asyncio.sleep(0.05)
+        raise TimeoutError(f"the page never showed {what}")
+
+
+class Client:
+    """A chat client on a real WebSocket (no automatic pings: the clock is virtual)."""
+
+    def __init__(self, port, uid, device, platform):
+        self.port, self.uid, self.device, self.platform, self.next_id = port, uid, device, platform, 1
+
+    async def login(self):
+        self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/v1/ws", ping_interval=None)
+        await self.request({"op": "login", "uid": self.uid, "authKey": AUTH_KEY, "deviceId": self.device,
+                            "platform": self.platform, "presence": {"mode": "all"}})
+
+    async def request(self, fields):
+        ident = self.next_id
+        self.next_id += 1
+        await self.ws.send(json.dumps({"id": ident, **fields}))
+        return ident
+
+    async def reply(self, ident, timeout):
+        """The reply to request `ident` within `timeout` seconds, or None."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                frame = json.loads(await asyncio.wait_for(self.ws.recv(), max(0.01, end - time.monotonic())))
+            except asyncio.TimeoutError:
+                return None
+            if frame.get("id") == ident:
+                return frame
+        return None
+
+    async def close_code(self):
+        """The close code the server sent, reading past the frames before it."""
+        try:
+            while True:
+                await asyncio.wait_for(self.ws.recv(), DEADLINE)
+        except websockets.ConnectionClosed as closed:
+            return closed.rcvd.code if closed.rcvd else None
+
+
+def start_server(port):
+    server = subprocess.Popen([MOCKCHAT, "serve", "--clock", "virtual", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = server.stdout.readline()
+    if "listening" not in line:
+        raise RuntimeError(f"the server did not start: {line}")
+    return server
+
+
+def start_chromium(debug_port, profile):
+    command = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               "--window-size=1400,900", f"--remote-debugging-port={debug_port}", f"--user-data-dir={profile}",
+               # A name that resolves to loopback: the rebinding attacker's name and the foreign origin.
+               "--host-resolver-rules=MAP attacker.test 127.0.0.1", "about:blank"]
+    browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(os.path.join(OUT, "chromium.log"), "w"))
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list", timeout=1) as response:
+                pages = [t for t in json.load(response) if t["type"] == "page"]
+            if pages:
+                return browser, pages[0]["webSocketDebuggerUrl"]
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("chromium did not open its DevTools port")
+
+
+def serve_attacker_page(port, target_port):
+    """A page of another origin (http://attacker.test:PORT) that tries to read and drive the server."""
+    page = f"""<!doctype html><script>
+    const target = "http://127.0.0.1:{target_port}";
+    window.results = {{}};
+    async function attempt(name, run) {{
+      try {{ window.results[name] = await run(); }} catch (e) {{ window.results[name] = "blocked: " + e.message; }}
+    }}
+    window.done = (async () => {{
+      await attempt("simplePost", async () => (await fetch(target + "/control/reset", {{method: "POST", mode: "no-cors",
+        headers: {{"Content-Type": "text/plain"}}, body: "{{}}"}})).type);
+      await attempt("jsonPost", async () => (await fetch(target + "/control/kick", {{method: "POST",
+        headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{uid: "alice"}})}})).status);
+      await attempt("readPage", async () => (await (await fetch(target + "/console")).text()).slice(0, 40));
+      await attempt("readTrace", async () => (await (await fetch(target + "/control/trace")).text()).slice(0, 40));
+      await attempt("stream", async () => (await fetch(target + "/control/console/events",
+        {{headers: {{"X-Console-Token": "guess"}}}})).status);
+      await attempt("frame", () => new Promise((resolve) => {{
+        const frame = document.createElement("iframe");
+        frame.src = target + "/console";
+        frame.onload = () => {{ try {{ resolve("readable: " + frame.contentDocument.title); }}
+                                catch (e) {{ resolve("blocked: " + e.message); }} }};
+        document.body.appendChild(frame);
+        setTimeout(() => resolve("blocked: no load"), 3000);
+      }}));
+      return true;
+    }})();
+    </script>"""
+    folder = tempfile.mkdtemp()
+    with open(os.path.join(folder, "attack.html"), "w") as f:
+        f.write(page)
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=folder, **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+def page_png(dev_result):
+    import base64
+    return base64.b64decode(dev_result["data"])
+
+
+def screenshot_shows_data(path):
+    """The screenshot is the page with data: its size, and the colours the views use for
+    an online user, inbound and outbound frames and a close."""
+    width, height, channels, rows = read_png(path)
+    wanted = {"online user": (0x1B, 0x7F, 0x35), "in frame": (0x1F, 0x6F, 0xEB), "close": (0xB3, 0x26, 0x1E),
+              "control": (0x7B, 0x3F, 0xC4)}
+    found = {name: 0 for name in wanted}
+    colours = set()
+    for row in rows:
+        for x in range(0, len(row), channels):
+            pixel = tuple(row[x:x + 3])
+            colours.add(pixel)
+            for name, colour in wanted.items():
+                if pixel == colour:
+                    found[name] += 1
+    missing = [name for name, count in found.items() if count < 10]
+    return width == 1400 and height == 900 and len(colours) > 50 and not missing, \
+        f"{width}x{height}, {len(colours)} colours, missing {missing or 'nothing'}"
+
+
+async def session():
+    port, debug_port, attacker_port = free_port(), free_port(), free_port()
+    server = start_server(port)
+    profile = tempfile.mkdtemp()
+    downloads = os.path.join(OUT, "downloads")
+    os.makedirs(downloads, exist_ok=True)
+    for name in os.listdir(downloads):
+        os.remove(os.path.join(downloads, name))
+    browser, page_url = start_chromium(debug_port, profile)
+    attacker = serve_attacker_page(attacker_port, port)
+    started = time.monotonic()
+    try:
+        async with DevTools(page_url) as page:
+            await page.send("Page.enable")
+            await page.send("Runtime.enable")
+            await page.send("Emulation.setDeviceMetricsOverride", width=1400, height=900, deviceScaleFactor=1, mobile=False)
+            await page.send("Page.setDownloadBehavior", behavior="allow", downloadPath=os.path.abspath(downloads))
+            await page.send("Page.navigate", url=f"http://127.0.0.1:{port}/console")
+            await page.until("document.getElementById('stream-status')?.textContent === 'live'", "a live stream")
+            step("console loads and streams", True)
+
+            # 1. Three clients log in and appear.
+            clients = [Client(port, "alice", "alice-laptop", "desktop"), Client(port, "bob", "bob-phone", "mobile"),
+                       Client(port, "carol", "carol-web", "web")]
+            for client in clients:
+                await client.login()
+                await client.reply(1, DEADLINE)
+            rows = await page.until("""(() => { const rows = [...document.querySelectorAll('#connections tbody tr')]
+                .filter(r => r.textContent.includes('logged-in')); return rows.length === 3 && rows.map(r => r.cells[1].textContent); })()""",
+                                    "three logged-in connections")
+            online = await page.until("""['alice','bob','carol'].every(u => document.getElementById('presence').textContent.includes('● ' + u))
+                && document.getElementById('presence').textContent""", "three users online")
+            step("three clients log in and appear", sorted(rows) == ["alice", "bob", "carol"] and "sees" in online,
+                 f"connections {rows}")
+
+            # 2. A kick from the page closes bob with 4001; the timeline shows it.
+            await page.eval("""document.querySelector('#connections tr[data-conn] button[data-kick]') &&
+                [...document.querySelectorAll('#connections tbody tr')].find(r => r.cells[1].textContent === 'bob')
+                .querySelector('button[data-kick]').click()""")
+            code = await clients[1].close_code()
+            shown = await page.until("""[...document.querySelectorAll('#rows .row')].map(r => r.textContent)
+                .find(t => t.includes('close') && t.includes('4001') && t.includes('bob'))""", "bob's 4001 close in the timeline")
+            control_shown = await page.until("""[...document.querySelectorAll('#rows .row')].map(r => r.textContent)
+                .find(t => t.includes('POST /control/kick'))""", "the kick request in the timeline")
+            step("a kick from the page closes bob with 4001, shown in the timeline", code == 4001 and bool(control_shown),
+                 f"bob's close code {code}; row: {shown.strip()[:90]}")
+
+            # 3. A delay fault from the page shows on alice's connection and holds her pong.
+            await page.eval("""(() => { const kind = document.getElementById('fault-kind'); kind.value = 'delay';
+                kind.dispatchEvent(new Event('change'));
+                document.querySelector('#fault-fields input[name=uid]').value = 'alice';
+                document.querySelector('#fault-fields input[name=ms]').value = 'soon';
+                document.querySelector('#fault-form button[type=submit]').click(); })()""")
+            error = await page.until("document.getElementById('fault-error').textContent", "the API's error for a bad 'ms'")
+            step("the fault form shows the API's error", "delay needs 'ms'" in error, error)
+            await page.eval("""(() => { document.querySelector('#fault-fields input[name=ms]').value = '500';
+                document.querySelector('#fault-form button[type=submit]').click(); })()""")
+            tag = await page.until("""(() => { const row = [...document.querySelectorAll('#connections tbody tr')]
+                .find(r => r.cells[1].textContent === 'alice'); return row && row.cells[7].textContent; })()""",
+                                   "the delay on alice's connection")
+            ping = await clients[0].request({"op": "ping"})
+            early = await clients[0].reply(ping, 0.5)
+            await page.eval("""(() => { document.getElementById('advance-ms').value = '500';
+                document.querySelector('#advance-form button').click(); })()""")
+            late = await clients[0].reply(ping, DEADLINE)
+            shot = await page.send("Page.captureScreenshot", format="png")
+            shot_path = os.path.join(OUT, "console.png")
+            with open(shot_path, "wb") as f:
+                f.write(page_png(shot))
+            step("a delay fault from the page shows on alice and holds her pong until the clock passes 500 ms",
+                 "delay 500ms" in tag and early is None and late is not None and "result" in late,
+                 f"tag '{tag}', pong before the advance: {early}, after: {bool(late)}")
+            await page.eval("""[...document.querySelectorAll('#faults button[data-unfault]')][0].click()""")
+            await page.until("document.getElementById('faults').textContent.trim() === 'none'", "no faults after removing")
+            step("the fault is removed from the page", True)
+
+            # 4. The virtual clock advanced from the page fires the heartbeat close.
+            await page.eval("""(() => { document.getElementById('advance-ms').value = '30000';
+                document.querySelector('#advance-form button').click(); })()""")
+            codes = [await clients[0].close_code(), await clients[2].close_code()]
+            shown = await page.until("""[...document.querySelectorAll('#rows .row')].map(r => r.textContent)
+                .find(t => t.includes('4002'))""", "a 4002 close in the timeline")
+            step("the clock advanced from the page fires the heartbeat close", codes == [4002, 4002], f"alice and carol closed {codes}")
+
+            # 5. Save as scenario: the download passes `mockchat test`.
+            await page.eval("document.getElementById('save-scenario').click()")
+            end = time.monotonic() + DEADLINE
+            files = []
+            while time.monotonic() < end and not files:
+                files = [n for n in os.listdir(downloads) if n.endswith(".yaml")]
+                await asyncio.sleep(0.05)
+            error = await page.eval("document.getElementById('scenario-error').textContent")
+            if not step("save as scenario downloads a file", bool(files), error or (files[0] if files else "")):
+                return
+            scenario = os.path.join(downloads, files[0])
+            run = subprocess.run([MOCKCHAT, "test", scenario], capture_output=True, text=True, timeout=120)
+            last = (run.stdout.strip().splitlines() or [""])[-1]
+            step("the saved scenario passes `mockchat test`", run.returncode == 0 and "1 passed" in last,
+                 last + ("" if run.returncode == 0 else "\n" + run.stdout[-2000:] + run.stderr[-1000:]))
+
+            # 6. The screenshot shows the views with data.
+            ok, detail = screenshot_shows_data(shot_path)
+            step("the screenshot shows connections, presence and the timeline", ok, detail)
+
+            # 7. Another origin, and a foreign Host.
+            before = control(port, "GET", "/control/trace?since=0&limit=20000")
+            await page.send("Page.navigate", url=f"http://attacker.test:{attacker_port}/attack.html")
+            await page.until("window.done && window.done.then(() => true)", "the attacker page's attempts")
+            results = await page.eval("window.results")
+            after = control(port, "GET", "/control/trace?since=0&limit=20000")
+            unchanged = before == after
+            blocked = all(str(v).startswith("blocked") or v == "opaque" for v in results.values())
+            step("a page of another origin can neither read nor drive the server", blocked and unchanged,
+                 f"{json.dumps(results)}; trace unchanged: {unchanged}")
+            await page.send("Page.navigate", url=f"http://attacker.test:{port}/console")
+            body = await page.until("document.readyState === 'complete' && document.body.innerText", "the foreign Host's answer")
+            step("the console refuses a foreign Host", "is not allowed" in body and "console-token" not in body, body[:100])
+    finally:
+        elapsed = time.monotonic() - started
+        print(f"console-browser-test: session took {elapsed:.1f} s")
+        attacker.shutdown()
+        browser.terminate()
+        browser.wait(timeout=10)
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    try:
+        asyncio.run(session())
+    except Exception as error:  # a step that never came: the failure names it
+        step("session", False, f"{type(error).__name__}: {error}")
+    print(f"console-browser-test: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
