@@ -9,7 +9,9 @@ protocol (docs/CONSOLE.md) through one session, with real clients on real socket
  4. the virtual clock advanced from the page fires the heartbeat close (4002);
  5. "save as scenario" downloads a file that `mockchat test` passes;
  6. a screenshot of the page (taken with the data of steps 1-3) is checked;
- 7. a page of another origin cannot read or drive the console or the control API,
+ 7. the trace of a ping load (over 100,000 entries) loads into the page, which
+    scrolls and searches it rendering only the rows in view;
+ 8. a page of another origin cannot read or drive the console or the control API,
     and the console is refused under a foreign Host (a rebinding name).
 
 Usage: console-browser-test.py MOCKCHAT OUT_DIR. Prints one line per step and a last
@@ -31,6 +33,9 @@ import urllib.request
 import websockets
 
 import importlib.util
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools import DevTools, start_chromium  # noqa: E402
 
 # The PNG reader of scripts/check-screenshot.py (standard library only).
 _spec = importlib.util.spec_from_file_location(
@@ -62,62 +67,13 @@ def free_port():
 
 
 def control(port, method, path, body=None):
+    """A control API request; the answer's text."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
     if data is not None:
         request.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(request, timeout=5) as response:
         return response.read().decode()
-
-
-class DevTools:
-    """A minimal DevTools protocol client: one WebSocket, requests by id, events queued."""
-
-    def __init__(self, url):
-        self.url, self.next_id, self.pending, self.events = url, 0, {}, []
-
-    async def __aenter__(self):
-        self.socket = await websockets.connect(self.url, max_size=64 << 20, ping_interval=None)
-        self.reader = asyncio.create_task(self._read())
-        return self
-
-    async def __aexit__(self, *_):
-        self.reader.cancel()
-        await self.socket.close()
-
-    async def _read(self):
-        async for message in self.socket:
-            data = json.loads(message)
-            if "id" in data and data["id"] in self.pending:
-                self.pending.pop(data["id"]).set_result(data)
-            else:
-                self.events.append(data)
-
-    async def send(self, method, **params):
-        self.next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        self.pending[self.next_id] = future
-        await self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        reply = await asyncio.wait_for(future, DEADLINE)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply["result"]
-
-    async def eval(self, expression):
-        result = await self.send("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
-        if "exceptionDetails" in result:
-            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    async def until(self, expression, what):
-        """Waits for `expression` to be truthy in the page, up to the deadline."""
-        end = time.monotonic() + DEADLINE
-        while time.monotonic() < end:
-            value = await self.eval(expression)
-            if value:
-                return value
-            await asyncio.sleep(0.05)
-        raise TimeoutError(f"the page never showed {what}")
 
 
 class Client:
@@ -165,25 +121,6 @@ def start_server(port):
     if "listening" not in line:
         raise RuntimeError(f"the server did not start: {line}")
     return server
-
-
-def start_chromium(debug_port, profile):
-    command = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-               "--window-size=1400,900", f"--remote-debugging-port={debug_port}", f"--user-data-dir={profile}",
-               # A name that resolves to loopback: the rebinding attacker's name and the foreign origin.
-               "--host-resolver-rules=MAP attacker.test 127.0.0.1", "about:blank"]
-    browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(os.path.join(OUT, "chromium.log"), "w"))
-    end = time.monotonic() + DEADLINE
-    while time.monotonic() < end:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list", timeout=1) as response:
-                pages = [t for t in json.load(response) if t["type"] == "page"]
-            if pages:
-                return browser, pages[0]["webSocketDebuggerUrl"]
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("chromium did not open its DevTools port")
 
 
 def serve_attacker_page(port, target_port):
@@ -262,7 +199,8 @@ async def session():
     os.makedirs(downloads, exist_ok=True)
     for name in os.listdir(downloads):
         os.remove(os.path.join(downloads, name))
-    browser, page_url = start_chromium(debug_port, profile)
+    browser, page_url = start_chromium(debug_port, profile, os.path.join(OUT, "chromium.log"),
+                                       ["--host-resolver-rules=MAP attacker.test 127.0.0.1"])
     attacker = serve_attacker_page(attacker_port, port)
     started = time.monotonic()
     try:
@@ -323,6 +261,11 @@ async def session():
             shot_path = os.path.join(OUT, "console.png")
             with open(shot_path, "wb") as f:
                 f.write(page_png(shot))
+            # A smaller copy for the documentation (docs/console.png).
+            small = await page.send("Page.captureScreenshot", format="png",
+                                    clip={"x": 0, "y": 0, "width": 1400, "height": 900, "scale": 0.6})
+            with open(os.path.join(OUT, "console-small.png"), "wb") as f:
+                f.write(page_png(small))
             step("a delay fault from the page shows on alice and holds her pong until the clock passes 500 ms",
                  "delay 500ms" in tag and early is None and late is not None and "result" in late,
                  f"tag '{tag}', pong before the advance: {early}, after: {bool(late)}")
@@ -358,7 +301,41 @@ async def session():
             ok, detail = screenshot_shows_data(shot_path)
             step("the screenshot shows connections, presence and the timeline", ok, detail)
 
-            # 7. Another origin, and a foreign Host.
+            # 7. A long trace: a ping load, then the page reloaded reads it back in pages.
+            subprocess.run([MOCKCHAT, "bench", "ping", "--server", f"127.0.0.1:{port}", "--connections", "20", "--rate", "0",
+                            "--pipeline", "16", "--duration", "4", "--warmup", "0", "--quiet"],
+                           check=True, stdout=subprocess.DEVNULL, timeout=60)
+            kept = json.loads(control(port, "POST", "/control/settle", {}))["traceSeq"]
+            loaded = time.monotonic()
+            await page.send("Page.reload", ignoreCache=True)
+            await page.until(f"window.mockchatConsole && window.mockchatConsole.lastSeq() >= {kept}", "the whole trace")
+            load_seconds = time.monotonic() - loaded
+            timing = await page.eval("""(async () => {
+                const c = window.mockchatConsole, timeline = document.getElementById('timeline');
+                const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+                await frame();
+                let t = performance.now(), worst = 0;
+                for (let i = 1; i <= 20; i++) {
+                  const s = performance.now();
+                  timeline.scrollTop = timeline.scrollHeight * i / 20; timeline.dispatchEvent(new Event('scroll'));
+                  await frame();
+                  worst = Math.max(worst, performance.now() - s);
+                }
+                const search = document.querySelector('#filters input[name=search]');
+                const s = performance.now();
+                search.value = 'pong'; document.getElementById('filters').dispatchEvent(new Event('input'));
+                await frame();
+                const filterMs = performance.now() - s;
+                const shown = c.shown();
+                search.value = ''; document.getElementById('filters').dispatchEvent(new Event('input'));
+                return {entries: c.entries.length, rows: document.querySelectorAll('#rows .row').length,
+                        worstScrollFrameMs: Math.round(worst), searchMs: Math.round(filterMs), searchHits: shown};
+            })()""")
+            step("the timeline stays smooth with the whole trace loaded",
+                 timing["entries"] >= 100000 and timing["rows"] < 100 and timing["worstScrollFrameMs"] < 100
+                 and timing["searchMs"] < 1000, f"{json.dumps(timing)}, loaded in {load_seconds:.1f} s")
+
+            # 8. Another origin, and a foreign Host.
             before = control(port, "GET", "/control/trace?since=0&limit=20000")
             await page.send("Page.navigate", url=f"http://attacker.test:{attacker_port}/attack.html")
             await page.until("window.done && window.done.then(() => true)", "the attacker page's attempts")

@@ -516,9 +516,9 @@ import WireKit
         #expect(reply.json == [
             "connections": [
                 ["id": "c1", "uid": "alice", "deviceId": "alice-phone", "platform": "mobile", "state": "logged-in",
-                 "openedAt": .double(t0), "lastInboundAt": .double(t0), "lastPingAt": nil],
+                 "openedAt": .double(t0), "lastInboundAt": .double(t0), "lastPingAt": nil, "subscription": ["mode": "all"]],
                 ["id": "c2", "uid": nil, "deviceId": nil, "platform": nil, "state": "awaiting-login",
-                 "openedAt": .double(t0 + 1.5), "lastInboundAt": .double(t0 + 1.5), "lastPingAt": nil],
+                 "openedAt": .double(t0 + 1.5), "lastInboundAt": .double(t0 + 1.5), "lastPingAt": nil, "subscription": nil],
             ],
         ])
     }
