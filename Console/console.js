@@ -450,7 +450,9 @@
   // The system clock moves without entries: "since" and "last frame" follow it.
   setInterval(() => { if (state.mode === "system") refresh(); }, 2000);
 
-  window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal };
+  // For tests and measurements: what the page holds, and one synchronous render.
+  window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal,
+    renderNow: render };
   refresh();
   loadHistory().then(stream, (error) => {
     $("stream-status").textContent = "history refused: " + error.message;

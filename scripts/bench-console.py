@@ -71,7 +71,7 @@ def stalled_viewer(port):
 def bench(mockchat, port, pid, args, report):
     command = ["taskset", "-c", "0", mockchat, "bench", "ping", "--server", f"127.0.0.1:{port}", "--server-pid", str(pid),
                "--connections", str(args.connections), "--rate", str(args.rate), "--duration", str(args.duration),
-               "--warmup", str(args.warmup), "--json", report, "--quiet"]
+               "--warmup", str(args.warmup), "--json", report, "--no-progress"]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     with open(report) as f:
         return json.load(f)

@@ -301,11 +301,14 @@ async def session():
             ok, detail = screenshot_shows_data(shot_path)
             step("the screenshot shows connections, presence and the timeline", ok, detail)
 
-            # 7. A long trace: a ping load, then the page reloaded reads it back in pages.
-            subprocess.run([MOCKCHAT, "bench", "ping", "--server", f"127.0.0.1:{port}", "--connections", "20", "--rate", "0",
-                            "--pipeline", "16", "--duration", "4", "--warmup", "0", "--quiet"],
-                           check=True, stdout=subprocess.DEVNULL, timeout=60)
-            kept = json.loads(control(port, "POST", "/control/settle", {}))["traceSeq"]
+            # 7. A long trace: a ping load until the server holds 100,000 entries, then the
+            # page reloaded reads them back in pages.
+            kept, end = 0, time.monotonic() + 60
+            while kept < 100000 and time.monotonic() < end:
+                subprocess.run([MOCKCHAT, "bench", "ping", "--server", f"127.0.0.1:{port}", "--connections", "20",
+                                "--rate", "0", "--pipeline", "16", "--duration", "3", "--warmup", "0", "--no-progress"],
+                               check=True, stdout=subprocess.DEVNULL, timeout=60)
+                kept = json.loads(control(port, "POST", "/control/settle", {}))["traceSeq"]
             loaded = time.monotonic()
             await page.send("Page.reload", ignoreCache=True)
             await page.until(f"window.mockchatConsole && window.mockchatConsole.lastSeq() >= {kept}", "the whole trace")
@@ -314,12 +317,15 @@ async def session():
                 const c = window.mockchatConsole, timeline = document.getElementById('timeline');
                 const frame = () => new Promise(r => requestAnimationFrame(() => r()));
                 await frame();
-                let t = performance.now(), worst = 0;
+                // Each scroll position: the rows in view rebuilt and laid out, as a scroll event does.
+                let worst = 0;
                 for (let i = 1; i <= 20; i++) {
                   const s = performance.now();
-                  timeline.scrollTop = timeline.scrollHeight * i / 20; timeline.dispatchEvent(new Event('scroll'));
-                  await frame();
+                  timeline.scrollTop = timeline.scrollHeight * i / 20;
+                  c.renderNow();
+                  document.getElementById('rows').getBoundingClientRect();
                   worst = Math.max(worst, performance.now() - s);
+                  await frame();
                 }
                 const search = document.querySelector('#filters input[name=search]');
                 const s = performance.now();
@@ -329,10 +335,10 @@ async def session():
                 const shown = c.shown();
                 search.value = ''; document.getElementById('filters').dispatchEvent(new Event('input'));
                 return {entries: c.entries.length, rows: document.querySelectorAll('#rows .row').length,
-                        worstScrollFrameMs: Math.round(worst), searchMs: Math.round(filterMs), searchHits: shown};
+                        worstScrollRenderMs: Math.round(worst * 10) / 10, searchMs: Math.round(filterMs), searchHits: shown};
             })()""")
             step("the timeline stays smooth with the whole trace loaded",
-                 timing["entries"] >= 100000 and timing["rows"] < 100 and timing["worstScrollFrameMs"] < 100
+                 timing["entries"] >= 100000 and timing["rows"] < 100 and timing["worstScrollRenderMs"] < 50
                  and timing["searchMs"] < 1000, f"{json.dumps(timing)}, loaded in {load_seconds:.1f} s")
 
             # 8. Another origin, and a foreign Host.
