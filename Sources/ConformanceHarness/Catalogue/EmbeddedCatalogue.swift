@@ -374,7 +374,7 @@ steps:
   - expect:
       rules: [background.nexconn-no-services, background.nexconn-disconnect-after, background.close-code]
       a.status: disconnected
-      server.closed: { uid: alice, code: $backgroundCloseCode, at: 120 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundDisconnectAfter }
 """##),
         ("background/nexconn-foreground-reconnects.yaml", ##"""
 id: background/nexconn/foreground-reconnects
@@ -395,7 +395,7 @@ steps:
       a.status: connected
       a.connectAttempts: { at: [0, 300], exact: true }
       a.connectionEvents: [connecting, connected, disconnected, connecting, connected]
-      server.closed: { uid: alice, code: $backgroundCloseCode, at: 120 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundDisconnectAfter }
       server.online: [alice]
 """##),
         ("background/nexconn-login-in-background.yaml", ##"""
@@ -410,7 +410,7 @@ steps:
   - a.didBackground: {}
   - advance: 10s
   - a.login: alice
-  - advance: 109.999
+  - advance: $backgroundDisconnectAfter - 10 - 1ms
   - expect:
       rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn]
       a.status: connected
@@ -420,7 +420,7 @@ steps:
   - expect:
       rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn]
       a.status: disconnected
-      server.closed: { uid: alice, code: $backgroundCloseCode, at: 120 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundDisconnectAfter }
   - client: b
     device: bob-phone
   - b.init: {}
@@ -428,7 +428,7 @@ steps:
   - b.network: down
   - advance: 10s
   - b.login: bob
-  - advance: 109.999
+  - advance: $backgroundDisconnectAfter - 10 - 1ms
   - expect: { b.status: disconnected, b.loggedInUser: null, b.connectAttempts: { at: [], exact: true }, rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn] }
   - advance: 1ms
   - expect: { b.result: { error: ERR_WEBSOCKET_ERROR }, b.loggedInUser: null, rules: [background.nexconn-window-covers-background-logins, background.nexconn-disconnect-after, reconnection.login-retries-nexconn] }
@@ -445,7 +445,7 @@ steps:
   - a.login: alice
   - a.willResignActive: {}
   - a.didBackground: {}
-  - advance: 119s
+  - advance: $backgroundDisconnectAfter - 1
   - a.foreground: {}
   - advance: 10m
   - expect:
@@ -501,7 +501,7 @@ steps:
       a.status: connected
       a.backgroundTaskEnabled: true
       server.closed: { uid: alice, count: 0 }
-  - advance: 29.999
+  - advance: $backgroundTaskWindow - 1ms
   - expect: { a.status: connected, server.online: [alice], rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
   - advance: 1ms
   - expect:
@@ -509,7 +509,7 @@ steps:
       a.status: disconnected
       a.backgroundTaskEnabled: false
       a.connectionEvents: [connecting, connected, disconnected]
-      server.closed: { uid: alice, by: client, code: $backgroundCloseCode, at: 30, count: 1 }
+      server.closed: { uid: alice, by: client, code: $backgroundCloseCode, at: $backgroundTaskWindow, count: 1 }
   - client: b
     device: bob-phone
   - b.init: {}
@@ -521,7 +521,7 @@ steps:
       rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window]
       b.status: disconnected
       b.backgroundTaskEnabled: false
-      server.closed: { uid: bob, by: client, code: $backgroundCloseCode, at: 30, count: 1 }
+      server.closed: { uid: bob, by: client, code: $backgroundCloseCode, at: $backgroundTaskWindow, count: 1 }
   - b.backgroundTaskEnabled: {}
   - expect: { b.result: { flag: false }, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
 """##),
@@ -587,14 +587,14 @@ steps:
   - a.didBackground: {}
   - a.configureServices: didBackground
   - expect: { a.backgroundTaskEnabled: true, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
-  - advance: 29.999
+  - advance: $backgroundTaskWindow - 1ms
   - expect: { a.status: connected, rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window] }
   - advance: 1ms
   - expect:
       rules: [background.services-stand-for-setup, background.services-handler-call, background.task-window, background.close-code]
       a.status: disconnected
       a.backgroundTaskEnabled: false
-      server.closed: { uid: alice, code: $backgroundCloseCode, at: 30 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundTaskWindow }
 """##),
         ("background/services-events-after-window.yaml", ##"""
 id: background/services/events-after-task-missed
@@ -635,10 +635,10 @@ steps:
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.configureServices: didBackground
-  - advance: 25s
+  - advance: $backgroundTaskWindow - 5
   - wire: bob
   - bob.login: { uid: bob }
-  - expect: { a.received: { event: online, uid: bob, at: 25, count: 1 } }
+  - expect: { a.received: { event: online, uid: bob, at: $backgroundTaskWindow - 5, count: 1 } }
 """##),
         ("background/services-flag-false-after-window.yaml", ##"""
 id: background/services/task-flag-false-after-window
@@ -713,7 +713,7 @@ steps:
   - a.configureServices: didBackground
   - a.backgroundTaskEnabled: {}
   - expect: { a.result: { flag: true }, a.backgroundTaskEnabled: true, rules: [background.services-stand-for-setup, background.task-window] }
-  - advance: 29.999
+  - advance: $backgroundTaskWindow - 1ms
   - a.backgroundTaskEnabled: {}
   - expect: { a.result: { flag: true }, a.status: connected, rules: [background.services-stand-for-setup, background.task-window] }
 """##),
@@ -732,7 +732,7 @@ steps:
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.configureServices: didBackground
-  - advance: 29.999
+  - advance: $backgroundTaskWindow - 1ms
   - expect:
       rules: [background.heartbeat-while-held, background.task-window]
       a.status: connected
@@ -740,7 +740,7 @@ steps:
   - advance: 1ms
   - expect:
       rules: [background.heartbeat-while-held, background.task-window, background.close-code]
-      server.closed: [ { uid: alice, code: $backgroundCloseCode, at: 39 }, { code: 4002, count: 0 } ]
+      server.closed: [ { uid: alice, code: $backgroundCloseCode, at: $backgroundTaskWindow + 9 }, { code: 4002, count: 0 } ]
 """##),
         ("background/services-manual-disconnected.yaml", ##"""
 id: background/services/manual-disconnected-not-maintained
@@ -783,13 +783,13 @@ steps:
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.configureServices: didBackground
-  - advance: 29.999
+  - advance: $backgroundTaskWindow - 1ms
   - expect: { a.status: connected, server.online: [alice], rules: [background.task-window, background.heartbeat-while-held] }
   - advance: 1ms
   - expect:
       rules: [background.task-window, background.heartbeat-while-held]
       a.status: disconnected
-      server.closed: [ { uid: alice, code: $backgroundCloseCode, at: 30 }, { uid: alice, code: 4002, count: 0 } ]
+      server.closed: [ { uid: alice, code: $backgroundCloseCode, at: $backgroundTaskWindow }, { uid: alice, code: 4002, count: 0 } ]
   - a.foreground: {}
   - advance: 5m
   - expect: { a.status: disconnected, a.connectAttempts: { at: [0], exact: true }, rules: [background.task-window, background.heartbeat-while-held] }
@@ -808,11 +808,11 @@ steps:
   - a.configureServices: willResignActive
   - a.didBackground: {}
   - a.configureServices: didBackground
-  - advance: 10s
+  - advance: $backgroundTaskWindow / 3
   - a.ping: {}
-  - advance: 10s
+  - advance: $backgroundTaskWindow / 3
   - a.ping: {}
-  - advance: 9.999
+  - advance: $backgroundTaskWindow / 3 - 1ms
   - a.ping: {}
   - expect: { a.status: connected, rules: [background.services-end-manual-pings, background.task-window, calls.need-connection] }
   - advance: 1ms
@@ -820,7 +820,7 @@ steps:
       rules: [background.services-end-manual-pings, background.task-window, calls.need-connection]
       a.status: disconnected
       a.backgroundTaskEnabled: false
-      server.closed: { uid: alice, code: $backgroundCloseCode, at: 30 }
+      server.closed: { uid: alice, code: $backgroundCloseCode, at: $backgroundTaskWindow }
   - advance: 10s
   - a.ping: {}
     expect_error: ERR_WEBSOCKET_ERROR
@@ -2346,7 +2346,7 @@ steps:
   - a.init: {}
   - a.login: alice
   - server.fault: { fault: link, uid: alice, direction: out, delayMs: 15000 }
-  - advance: 19s
+  - advance: $keepAliveInterval + $pongTimeout - 1
   - expect:
       rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout]
       a.status: connected
@@ -2355,7 +2355,7 @@ steps:
   - advance: 2s
   - expect:
       rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
-      a.connectAttempts: { at: [0, 20.05], exact: true }
+      a.connectAttempts: { at: [0, "$keepAliveInterval + $pongTimeout + $backoff(1)"], exact: true }
       a.status: connected
 """##),
         ("misbehaviour/dropped-frames.yaml", ##"""
@@ -2368,14 +2368,14 @@ steps:
   - a.init: {}
   - a.login: alice
   - server.fault: { fault: link, uid: alice, direction: out, dropPercent: 100, seed: 9 }
-  - advance: 15s
+  - advance: $keepAliveInterval + 5
   - server.clearFaults: {}
-  - advance: 6s
+  - advance: $pongTimeout - 4
   - expect:
       rules: [transport.late-reply-times-out, reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
-      a.connectAttempts: { at: [0, 20.05], exact: true }
-      server.received: { from: alice, op: ping, at: 10 }
+      a.connectAttempts: { at: [0, "$keepAliveInterval + $pongTimeout + $backoff(1)"], exact: true }
+      server.received: { from: alice, op: ping, at: $keepAliveInterval }
 """##),
         ("misbehaviour/kick-without-close-frame.yaml", ##"""
 id: misbehaviour/close/kick-without-close-frame
@@ -3531,24 +3531,24 @@ steps:
   - a.login: alice
   - advance: 5s
   - a.network: weak
-  - advance: 14.999
+  - advance: $keepAliveInterval + $pongTimeout - 5 - 1ms
   - expect: { a.status: connected, rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline] }
   - advance: 1ms
   - expect:
       rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [0], exact: true }
-  - advance: 80s
+  - advance: $pongTimeout * 6 + $backoffTotal(7) + 4.2
   - expect:
       rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.backoff-schedule, reconnection.first-wait-after-loss, reconnection.status-connecting-during-backoff]
       a.status: connecting
-      a.connectAttempts: { at: [0, 20.05, 30.3, 40.8, 51.8, 63.8, 77.8, 95.8], exact: true }
+      a.connectAttempts: { at: [0, "$keepAliveInterval + 1 * $pongTimeout + $backoffTotal(1)", "$keepAliveInterval + 2 * $pongTimeout + $backoffTotal(2)", "$keepAliveInterval + 3 * $pongTimeout + $backoffTotal(3)", "$keepAliveInterval + 4 * $pongTimeout + $backoffTotal(4)", "$keepAliveInterval + 5 * $pongTimeout + $backoffTotal(5)", "$keepAliveInterval + 6 * $pongTimeout + $backoffTotal(6)", "$keepAliveInterval + 7 * $pongTimeout + $backoffTotal(7)"], exact: true }
   - a.network: up
   - advance: 20s
   - expect:
       rules: [reconnection.heartbeat, connection.keep-alive-interval, connection.pong-timeout, reconnection.failed-attempt-counts, reconnection.login-reply-deadline, reconnection.backoff-schedule, reconnection.first-wait-after-loss]
       a.status: connected
-      a.connectAttempts: { at: [105.85], after: 100, exact: true }
+      a.connectAttempts: { at: ["$keepAliveInterval + 8 * $pongTimeout + $backoffTotal(7) + $backoff(1)"], after: "$keepAliveInterval + 7 * $pongTimeout + $backoffTotal(7) + 4.2", exact: true }
       server.online: [alice]
 """##),
         ("users/get-blocked-flags.yaml", ##"""

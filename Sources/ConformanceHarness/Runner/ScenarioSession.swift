@@ -67,8 +67,9 @@ final class ScenarioSession {
             devices[name] = device
             let clientSeed = seed &+ Self.stableHash(name)
             if let driver = timeline.driver {
-                let client = try DriverClient(name: name, link: driver, profile: profileName ?? scenario.profile,
-                                              device: device, seed: clientSeed, parameters: declared)
+                let profile = profileName ?? scenario.profile
+                let client = try DriverClient(name: name, link: driver, profile: profile,
+                                              device: device, seed: clientSeed, parameters: declared(for: profile))
                 driverClients[name] = client
                 clients[name] = client
             } else {
@@ -170,7 +171,7 @@ final class ScenarioSession {
                 let known = EmbeddedProfiles.files.keys.sorted()
                 throw ScenarioError("no built-in profile '\(name)'" + Suggestion.hint(for: name, among: known))
             }
-            let declaredProfile = try profile.applying(declared)
+            let declaredProfile = try profile.applying(declared(for: name))
             profiles[name] = declaredProfile
             return declaredProfile
         } catch let error as ScenarioError {
@@ -178,6 +179,12 @@ final class ScenarioSession {
         } catch {
             throw ScenarioError("cannot load profile '\(name)': \(error)")
         }
+    }
+
+    /// The declared values of the parameters `profile` has (the Nexconn profile has no
+    /// background-task window, whatever the manifest says).
+    private func declared(for profile: String) -> [String: JSONValue] {
+        declared.filter { RuleBook.embedded.parameterRule($0.key)?.parameter?.defaultValue(profile: profile) != nil }
     }
 
     /// The server trace, fetched at most once per `expect` step (it grows with the
