@@ -6,7 +6,7 @@ MOCKCHAT = .build/debug/mockchat
 export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios \
-	python-sdk-mutations js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations matrix matrix-browser fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
+	python-sdk-mutations python-sdk-mutation-smoke js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations matrix matrix-browser fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
 	bench-compare bench-cluster cli-smoke html-report-check cluster-test cluster-outage-30 replay-smoke
 
 bootstrap:
@@ -113,7 +113,7 @@ driver-scenarios: build
 	$(MOCKCHAT) test Fixtures/scenarios --sdk '$(MOCKCHAT) driver' --json .build/driver-catalogue.json
 
 ## Everything; the last line is the catalogue's summary.
-test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke console-browser-test python-sdk-tests python-package-tests js-sdk-tests matrix scenarios
+test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke console-browser-test python-sdk-tests python-sdk-mutation-smoke python-package-tests js-sdk-tests matrix scenarios
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
@@ -147,6 +147,15 @@ bench-smoke: build
 ## BENCH_ARGS passes options, e.g. BENCH_ARGS="--quick --repeats 1".
 bench-compare: bootstrap
 	scripts/bench-compare $(BENCH_ARGS)
+
+## Three seeded bugs of the Python SDK (a listener called twice after a reconnection, the
+## backoff not reset after a success, blocked users' presence hidden) against the
+## scenarios that check them: each must fail at least one (seconds; the whole campaign is
+## `make python-sdk-mutations`).
+python-sdk-mutation-smoke: build
+	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-mutations --jobs 3 \
+		--bugs "listener-twice-after-reconnect no-backoff-reset-on-success hide-blocked-presence" \
+		--scenarios "Fixtures/scenarios/connection/listeners-each-called-once.yaml Fixtures/scenarios/reconnection/cometchat-backoff-resets-after-success.yaml Fixtures/scenarios/reconnection/nexconn-backoff-resets-after-success.yaml Fixtures/scenarios/presence/blocked-presence-delivered.yaml"
 
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs,
 ## sized for a debug build (a few seconds). The only clean campaign `make test` runs.
