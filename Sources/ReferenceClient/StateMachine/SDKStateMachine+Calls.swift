@@ -78,8 +78,10 @@ extension SDKStateMachine {
             schedule(.pongTimeout, seconds: profile.pongTimeout)
             phase = .loggingOut(id, call)
         case .loggingOut:
+            cite("calls.logout-completes")
             complete(call, .success(.none))
         default:
+            cite("calls.logout-during-login")
             if phase.hasSocket { emit(.closeSocket(.normal)) }
             cancelTimer(.backoff)
             cancelTimer(.pongTimeout)
@@ -95,10 +97,12 @@ extension SDKStateMachine {
         case .connected, .loggingOut:
             complete(call, .failure(.alreadyConnected))
         case .opening, .authenticating:
+            cite("calls.connect-joins-attempt")
             stayOffline = false
             phase.round?.waiters.append(.connect(call))
         case .idle, .backingOff, .paused, .kicked:
             guard network != .down else { return complete(call, .failure(.noInternet)) }
+            cite("calls.connect-starts-new-round")
             stayOffline = false
             startRound(reconnect: false, waiting: (phase.round?.waiters ?? []) + [.connect(call)])
         }
@@ -123,7 +127,10 @@ extension SDKStateMachine {
 
     mutating func ping(_ call: CallID?) {
         guard settings != nil else { return complete(call, .failure(SDKError.notInitialized)) }
-        if isAutoMode, !profile.pingAvailableInAutoMode { return complete(call, .failure(.pingNotAvailable)) }
+        if isAutoMode, !profile.pingAvailableInAutoMode {
+            if session == nil { cite("calls.ping-check-order") }   // both would fail it: the mode is checked first
+            return complete(call, .failure(.pingNotAvailable))
+        }
         if let error = callError(needsConnection: true, "ping() needs a connected socket") {
             return complete(call, .failure(error))
         }
@@ -149,7 +156,9 @@ extension SDKStateMachine {
         }
         var cursor: String?
         switch cursors[request] {
-        case .exhausted?: return complete(call, .success(.users(UsersPage(users: [], next: nil))))
+        case .exhausted?:
+            cite("users.exhausted-request")
+            return complete(call, .success(.users(UsersPage(users: [], next: nil))))
         case .next(let next)?: cursor = next
         case nil: cursor = nil
         }

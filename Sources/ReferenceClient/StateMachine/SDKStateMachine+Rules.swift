@@ -18,16 +18,15 @@ extension SDKStateMachine {
         case .login, .loginWithToken:
             cite(isAutoMode ? "connection.login-opens-socket" : "connection.manual-login-local", "connection.login-saves-user")
             if isAutoMode, profile.retryLoginUntilAnswered { cite("reconnection.login-retries-nexconn") }
-        case .logout: cite("connection.logout-closes-socket", "calls.logout-during-login", "calls.logout-completes")
-        case .connect: cite("connection.connect-opens-socket", "connection.connect-needs-login", "calls.connect-joins-attempt",
-                            "calls.connect-starts-new-round")
+        case .logout: cite("connection.logout-closes-socket")
+        case .connect: cite("connection.connect-opens-socket", "connection.connect-needs-login")
         case .disconnect: cite("connection.disconnect-closes-socket", "reconnection.disconnect-stops", "connection.disconnect-persists")
-        case .ping: cite("connection.ping-acknowledged", "calls.ping-check-order")
+        case .ping: cite("connection.ping-acknowledged")
         case .getUser: cite("users.get-user", "calls.need-connection")
-        case .fetchNext: cite("users.list-paging", "users.request-keeps-parameters", "users.exhausted-request")
+        case .fetchNext: cite("users.list-paging", "users.request-keeps-parameters")
         case .addUserListener, .removeUserListener: cite("presence.remove-stops-events")
         case .addConnectionListener, .removeConnectionListener: cite("connection.listener-ids")
-        case .getLoggedInUser: cite("connection.login-saves-user", "connection.logged-in-user-confirmed")
+        case .getLoggedInUser: cite("connection.login-saves-user")
         case .getConnectionStatus: cite("connection.status-values")
         case .backgroundTaskEnabled: cite("background.task-flag", "background.task-flag-meaning")
         case .configureServices: cite("background.services-keep-connection", "background.services-lifecycle-calls")
