@@ -22,18 +22,13 @@ import Testing
                 text: While a backoff waits the status is connecting.
                 source: "decision: the documents do not say"
                 feature: connection
-              - id: connection.keep-alive-interval
-                level: parameter
-                text: The SDK pings every keepAliveInterval seconds.
-                source: "decision: no period is documented"
-                feature: connection/keep-alive
-                parameter: { name: keepAliveInterval, default: 10, unit: seconds }
               - id: users.list-page
                 level: documented
                 text: fetchNext returns a page.
                 source: "004_376028ecd0ea17fe.txt, Get Online Users"
                 feature: users
             """),
+        ("rules-keep-alive.yaml", RuleBookTests.good),
     ])
 
     func manifestProblem(_ text: String) -> String {
