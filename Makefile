@@ -8,6 +8,7 @@ export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios \
 	python-sdk-mutations python-sdk-mutation-smoke js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations matrix matrix-browser fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
 	bench-compare bench-cluster cli-smoke html-report-check cluster-test cluster-outage-30 replay-smoke
+.PHONY: dist deb dist-check container-check action-check
 
 bootstrap:
 	@scripts/bootstrap
@@ -114,6 +115,29 @@ driver-scenarios: build
 
 ## Everything; the last line is the catalogue's summary.
 test: unit-tests protocol-smoke replay-smoke cluster-test fuzz-smoke sdk-fuzz-smoke bench-smoke cli-smoke console-browser-test python-sdk-tests python-sdk-mutation-smoke python-package-tests js-sdk-tests matrix scenarios
+
+## Release artifacts (docs/RELEASING.md; not in `make test`: a release build takes many minutes).
+## dist/mockchat-VERSION-linux-ARCH.tar.gz: a release binary with the static Swift stdlib and
+## Foundation, the man page, shell completions, the Python package, README, LICENSE, CHANGELOG.
+dist:
+	scripts/dist
+
+## dist/deb/mockchat_VERSION_ARCH.deb from the dist tree (Depends from dpkg-shlibdeps).
+deb: dist
+	scripts/deb
+
+## The tarball and the .deb in a clean Debian 12 root (debootstrap, chroot): serve, login, catalogue,
+## and for the .deb install and remove. Needs root.
+dist-check:
+	scripts/dist-check all
+
+## The container image (packaging/Containerfile, podman) built from the tarball, and checked.
+container-check:
+	scripts/container-check
+
+## action.yml's shell steps run here against the tarball: serve, test, test --sdk.
+action-check:
+	python3 scripts/action-check.py $$(ls dist/mockchat-*-linux-$$(uname -m).tar.gz | sort -V | tail -1)
 
 ## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
 fixtures:
