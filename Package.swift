@@ -25,15 +25,17 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
-        // System libraries (Debian: libuv1-dev with libhiredis-dev, libwslay-dev, libssl-dev).
-        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev", "libhiredis-dev"])]),
-        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // System libraries (Debian: libuv1-dev with libhiredis-dev, libwslay-dev, libssl-dev;
+        // Homebrew: libuv, hiredis, wslay, openssl@3; the macOS build is not verified).
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv",
+                       providers: [.apt(["libuv1-dev", "libhiredis-dev"]), .brew(["libuv", "hiredis"])]),
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"]), .brew(["wslay"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Redis client for `serve --cluster` (Debian: libhiredis-dev), on libuv through its adapter.
 
         // Plain values every layer shares: time as `Instant`, the seeded generator; and the
         // progress line on stderr. No other I/O.
-        .target(name: "MockChatCore", dependencies: ["CBuildInfo"]),
+        .target(name: "MockChatCore", dependencies: ["CBuildInfo", "CSystemMemory"]),
         // The commit the binary was built from, as a C define on one file.
         .target(name: "CBuildInfo", cSettings: [.define("MOCKCHAT_COMMIT", to: "\"\(buildCommit)\"")]),
         // Wire messages, JSON coding, error and close code catalogue. No I/O.
@@ -41,10 +43,11 @@ let package = Package(
         // The wire as bytes, for clients: frames (broken ones too), the upgrade, HTTP
         // responses, control API requests. Sans I/O, so every client shares it without libuv.
         .target(name: "WireKit", dependencies: ["MockChatCore", "COpenSSL"]),
-        // The only code that touches libuv, wslay and hiredis.
-        // glibc's malloc_trim, so a reset can give the trace's memory back to the system.
+        // glibc's malloc_trim, so a reset can give the trace's memory back to the system
+        // (nothing elsewhere); reached through MockChatCore's HostSystem.
         .target(name: "CSystemMemory"),
-        .target(name: "EventLoop", dependencies: ["MockChatCore", "WireKit", "CLibUV", "CWslay", "CSystemMemory"]),
+        // The only code that touches libuv, wslay and hiredis.
+        .target(name: "EventLoop", dependencies: ["MockChatCore", "WireKit", "CLibUV", "CWslay"]),
         // Presence engine, sessions, device policy, control API, trace.
         .target(name: "MockChatServer", dependencies: [
             "MockChatCore", "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Nanoseconds on the monotonic clock: what every latency, duration and wall-time
 /// deadline of real work is measured with (never virtual time, which is ``Instant``).

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// A progress line on stderr: rewritten in place on a terminal (at most ten times a
@@ -81,6 +85,6 @@ public final class ProgressLine: Sendable {
     /// Writes `text` to stderr unbuffered.
     public static func writeToStandardError(_ text: String) {
         var bytes = Array(text.utf8)
-        _ = Glibc.write(STDERR_FILENO, &bytes, bytes.count)
+        HostSystem.writeDescriptor(STDERR_FILENO, &bytes, bytes.count)
     }
 }

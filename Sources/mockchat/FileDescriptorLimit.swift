@@ -1,4 +1,4 @@
-import Glibc
+import MockChatCore
 
 /// The open-file limit of this process.
 ///

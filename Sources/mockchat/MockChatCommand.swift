@@ -1,9 +1,6 @@
 import ArgumentParser
 import EventLoop
 import MockChatCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `mockchat`: a fake chat/presence server and the conformance harness that tests
 /// SDK behaviour against it.

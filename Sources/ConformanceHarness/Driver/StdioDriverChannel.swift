@@ -2,9 +2,7 @@ import ChatProtocol
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import MockChatCore
 
 /// A driver spawned as `/bin/sh -c COMMAND`, one per scenario: JSON lines on its stdin
 /// and stdout; its stderr is kept for failure reports. It runs in its own process group

@@ -1,5 +1,5 @@
 import CLibUV
-import CSystemMemory
+import MockChatCore
 
 /// One libuv loop and everything scheduled on it.
 ///
@@ -187,6 +187,6 @@ extension EventLoop {
     /// Hands memory the allocator keeps for reuse back to the system (glibc's
     /// `malloc_trim`), after a large structure was freed. Does nothing elsewhere.
     public static func returnFreedMemory() {
-        mockchat_return_freed_memory()
+        HostSystem.returnFreedMemory()
     }
 }

@@ -1,9 +1,5 @@
 import CLibUV
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MockChatCore
 
 /// Calls `handler` on the loop when the process receives one of `signals`.
 public final class SignalWatcher: HandleOwner {

@@ -1,7 +1,5 @@
 import CLibUV
-#if canImport(Glibc)
-import Glibc
-#endif
+import MockChatCore
 
 /// A TCP stream on an ``EventLoop``.
 ///
@@ -63,9 +61,7 @@ public final class TCPConnection: HandleOwner {
         var descriptor: uv_os_fd_t = -1
         let status = handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_fileno($0, &descriptor) }
         guard status == 0, descriptor >= 0 else { return 0 }
-        var count: Int32 = 0
-        guard ioctl(descriptor, UInt(FIONREAD), &count) == 0 else { return 0 }
-        return Int(count)
+        return HostSystem.unreadBytes(Int32(descriptor)) ?? 0
     }
 
     /// When true, what is written during one turn of the loop goes to the kernel in one
@@ -130,14 +126,12 @@ public final class TCPConnection: HandleOwner {
     /// that address (with 14,000 open, most of a load generator's time).
     private func bind(to source: SocketAddress) throws(UVError) {
         var local = try source.storage()
-        let descriptor = socket(Int32(local.ss_family), Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = HostSystem.streamSocket(family: Int32(local.ss_family))
         guard descriptor >= 0 else { throw UVError(-errno, "socket") }
-        var on: Int32 = 1
-        // Best effort: a kernel without the option (before 4.2) picks the port in the bind.
-        setsockopt(descriptor, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, &on, socklen_t(MemoryLayout<Int32>.size))
+        HostSystem.choosePortAtConnect(descriptor)
         let opened = uv_tcp_open(handle, descriptor)
         guard opened == 0 else {
-            Glibc.close(descriptor)
+            HostSystem.closeDescriptor(descriptor)
             throw UVError(opened, "uv_tcp_open")
         }
         let bound = withUnsafePointer(to: &local) {

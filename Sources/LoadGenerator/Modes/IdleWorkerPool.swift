@@ -1,6 +1,5 @@
 import ChatProtocol
 import Foundation
-import Glibc
 import MockChatCore
 
 /// Runs an idle ramp as several `mockchat bench idle --worker` processes.

@@ -1,7 +1,7 @@
 import ChatProtocol
 import EventLoop
 import Foundation
-import Glibc
+import MockChatCore
 
 /// `mockchat bench startup`: time from exec to the first successful login.
 ///
@@ -119,7 +119,7 @@ public final class StartupBench {
 
     /// A port nothing listens on right now.
     static func freePort(host: String) -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = HostSystem.streamSocket(family: AF_INET)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var address = sockaddr_in()

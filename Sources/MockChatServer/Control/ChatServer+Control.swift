@@ -1,9 +1,6 @@
 import ChatProtocol
 import EventLoop
 import MockChatCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The control API: plain HTTP with JSON bodies under `/control/` (docs/PROTOCOL.md).
 ///
