@@ -272,7 +272,9 @@ extension Robustness {
             #expect(process.terminationStatus == 0)
             #expect(closes.count == count)
             #expect(closes.filter { $0.received == 1001 }.count == count)
-            #expect(seconds < 1, "the process took \(seconds) s to exit")
+            // The figure (about 75 ms on an idle machine) is reported; the bound only catches a shutdown
+            // that hangs, and leaves room for a machine busy with other builds.
+            #expect(seconds < 5, "the process took \(seconds) s to exit")
             reportFigure(28, String(format: "mockchat serve with %d logged-in clients, SIGTERM: %d closes with 1001, exit status %d "
                                     + "(uv_loop_close returned 0) %.0f ms after the signal",
                                     count, closes.filter { $0.received == 1001 }.count, process.terminationStatus, seconds * 1000))
