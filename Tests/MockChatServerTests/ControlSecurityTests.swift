@@ -1,6 +1,6 @@
 import ChatProtocol
 import EventLoop
-import MockChatServer
+@testable import MockChatServer
 import MockChatTestSupport
 import Testing
 import WireKit
@@ -99,6 +99,16 @@ struct ControlSecurityTests {
         let reply = try f.control("GET", "/control/trace")
         #expect(!reply.text.contains("mockchat-dev-key"))
         #expect(reply.text.contains(TraceLog.redacted))
+
+        // A login frame with a syntax error kept its key in clear (issue 26): now redacted too.
+        let broken = try f.connect()
+        broken.send(text: #"{"id":1,"op":"login","uid":"bob","authKey" : "mockchat-dev-key\"x","token":"bob-token","#)
+        f.settle()
+        let text = try #require(f.server.trace.entries.last { $0.kind == .in && $0.frame == nil }?.text)
+        #expect(!text.contains("mockchat-dev-key") && !text.contains("bob-token"), "\(text)")
+        #expect(text.contains(#""authKey" : "<redacted>","token":"<redacted>","#), "\(text)")
+        #expect(!(try f.control("GET", "/control/trace")).text.contains("mockchat-dev-key"))
+        #expect(TraceLog.redactingText(#"{"authKey":"unterminated"#) == #"{"authKey":"<redacted>""#)
 
         let open = try TraceLog(redactsSecrets: false)
         open.record(.in, time: f.now, frame: ["op": "login", "token": "bob-token"])

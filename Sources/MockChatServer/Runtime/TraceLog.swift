@@ -33,17 +33,47 @@ public final class TraceLog {
         public var deviceId: String?
         /// The control request that made a `control` entry: `POST /control/faults`.
         public var route: String?
-        /// The frame, when it was valid JSON.
-        public var frame: JSONValue?
+        /// The frame, when it was valid JSON. Kept as its compact JSON text
+        /// (``frameText``), whose size is known, and parsed when read: a parsed frame's
+        /// tree of values can take many times the bytes of its text.
+        public var frame: JSONValue? {
+            get { frameText.flatMap { try? JSONParser.parse($0) } }
+            set { frameText = newValue.map { value in var bytes: [UInt8] = []; value.serialize(into: &bytes); return bytes } }
+        }
+        /// The frame's compact JSON text.
+        public private(set) var frameText: [UInt8]?
         /// The frame's text when it was not valid JSON (at most 1 KiB), or a note.
         public var text: String?
         public var code: UInt16?
 
+        public init(sequence: Int, time: Instant, kind: Kind, connection: ConnectionID? = nil, uid: String? = nil,
+                    deviceId: String? = nil, route: String? = nil, frame: JSONValue? = nil, text: String? = nil,
+                    code: UInt16? = nil) {
+            (self.sequence, self.time, self.kind, self.connection) = (sequence, time, kind, connection)
+            (self.uid, self.deviceId, self.route, self.text, self.code) = (uid, deviceId, route, text, code)
+            self.frame = frame
+        }
+
         /// The entry as one JSON object.
         public var json: JSONValue {
             var object = JSONObject()
-            forEachField { key, value in object[key] = value }
+            forEachField { key, value, raw in object[key] = value ?? raw.flatMap { try? JSONParser.parse($0) } ?? .null }
             return .object(object)
+        }
+
+        /// Appends the entry's JSON line, without its newline, to `bytes`; the frame's
+        /// text is copied as it is.
+        func serialize(into bytes: inout [UInt8]) {
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            forEachField { key, value, raw in
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.string(key).serialize(into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                if let value { value.serialize(into: &bytes) } else if let raw { bytes += raw }
+            }
+            bytes.append(UInt8(ascii: "}"))
         }
 
         /// The length of the entry's JSON line without its newline: `json`'s serialized
@@ -51,23 +81,34 @@ public final class TraceLog {
         var serializedCount: Int {
             // `{` and `}`, plus each field's `"key":` and value, separated by commas.
             var count = 1
-            forEachField { key, value in count += JSONValue.stringCount(key) + 2 + value.serializedCount }
+            forEachField { key, value, raw in count += JSONValue.stringCount(key) + 2 + (value?.serializedCount ?? raw?.count ?? 0) }
             return count
         }
 
-        /// Calls `visit` with each field of the entry's JSON object, in order: the one
-        /// list of fields that both ``json`` and ``serializedCount`` read.
-        private func forEachField(_ visit: (String, JSONValue) -> Void) {
-            visit("seq", .integer(Int64(sequence)))
-            visit("t", .double(time.seconds))
-            visit("kind", .string(kind.rawValue))
-            if let connection { visit("conn", .string(connection.description)) }
-            if let uid { visit("uid", .string(uid)) }
-            if let deviceId { visit("device", .string(deviceId)) }
-            if let code { visit("code", .integer(Int64(code))) }
-            if let route { visit("route", .string(route)) }
-            if let frame { visit("frame", frame) }
-            if let text { visit("text", .string(text)) }
+        /// What keeping the entry costs in memory: the entry itself, and each heap
+        /// allocation it holds (a string of more than 15 bytes, the frame's text) with
+        /// the allocator's header and rounding.
+        var memoryCount: Int {
+            func heap(_ bytes: Int) -> Int { (bytes + 16 + 15) / 16 * 16 + 16 }
+            var count = MemoryLayout<Entry>.stride + MemoryLayout<Int>.stride
+            for text in [uid, deviceId, route, text] { if let text, text.utf8.count > 15 { count += heap(text.utf8.count) } }
+            if let frameText { count += heap(frameText.count + 32) }
+            return count
+        }
+
+        /// Calls `visit` with each field of the entry's JSON object, in order, as a value
+        /// or (the frame) as JSON text: the one list of fields every reader uses.
+        private func forEachField(_ visit: (String, JSONValue?, [UInt8]?) -> Void) {
+            visit("seq", .integer(Int64(sequence)), nil)
+            visit("t", .double(time.seconds), nil)
+            visit("kind", .string(kind.rawValue), nil)
+            if let connection { visit("conn", .string(connection.description), nil) }
+            if let uid { visit("uid", .string(uid), nil) }
+            if let deviceId { visit("device", .string(deviceId), nil) }
+            if let code { visit("code", .integer(Int64(code)), nil) }
+            if let route { visit("route", .string(route), nil) }
+            if let frameText { visit("frame", nil, frameText) }
+            if let text { visit("text", .string(text), nil) }
         }
     }
 
@@ -77,7 +118,7 @@ public final class TraceLog {
 
     /// How many entries are kept in memory; 0 keeps none (a file, if given, still gets every line).
     public let capacity: Int
-    /// How many bytes of JSON lines are kept in memory at most.
+    /// How many bytes of memory the kept entries may take at most (``Entry/memoryCount``).
     public let byteLimit: Int
     /// Whether credential values (``secretKeys``) are replaced by ``redacted`` before an entry
     /// is kept or written.
@@ -91,12 +132,14 @@ public final class TraceLog {
     /// The control request being handled (`POST /control/faults`); `control` entries
     /// recorded meanwhile carry it as their route.
     public var controlRoute: String?
-    /// The bytes of JSON lines the kept entries take.
+    /// The bytes of memory the kept entries take.
     public private(set) var keptBytes = 0
     /// Called after each entry is kept in memory (the console's live stream).
     public var onKeep: (() -> Void)?
     /// The header's fields besides format and version, redacted: what ``headerLine`` writes.
     public private(set) var headerFields = JSONObject()
+    /// Why writing the trace file failed, once it has: later lines are not written.
+    public private(set) var writeFailure: String?
 
     /// Frames whose JSON is longer than this are kept as their length, first bytes and hash.
     public static let longFrameBytes = 4096
@@ -135,9 +178,7 @@ public final class TraceLog {
         headerFields = JSONObject()
         for (key, value) in fields.objectValue ?? JSONObject() { headerFields[key] = redact(value) }
         guard let file else { return }
-        let line = headerLine()
-        fwrite(line, 1, line.count, file)
-        fflush(file)
+        write(headerLine(), to: file)
     }
 
     /// The header line with ``headerFields``, `overriding` some of them (a trace made
@@ -167,43 +208,50 @@ public final class TraceLog {
         guard isRecording else { return }
         var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
                           deviceId: deviceId, route: kind == .control ? controlRoute : nil, frame: frame.map(redact),
-                          text: text.map { String($0.prefix(1024)) }, code: code)
+                          text: text.map { redactsSecrets ? Self.redactingText(String($0.prefix(1024))) : String($0.prefix(1024)) },
+                          code: code)
         guard let file else {
-            // Kept in memory only: the line's length is all that counts, and the frame's
-            // summary when the line would be long.
-            var size = entry.serializedCount + 1
-            if entry.frame != nil, size > Self.longFrameBytes + 513 {
-                entry.frame = Self.summary(of: entry.frame!)
-                size = entry.serializedCount + 1
+            // Kept in memory only: the frame's summary when the line would be long.
+            if let bytes = entry.frameText, entry.serializedCount + 1 > Self.longFrameBytes + 513 {
+                entry.frame = Self.summary(of: bytes)
             }
-            keep(entry, size: size)
+            keep(entry)
             return
         }
         var line: [UInt8] = []
-        entry.json.serialize(into: &line)
-        if kind == .control, let payload = entry.frame, line.count > Self.longFrameBytes + 512,
+        entry.serialize(into: &line)
+        if kind == .control, let payload = entry.frameText, line.count > Self.longFrameBytes + 512,
            let name = attach(payload, sequence: sequence) {
             entry.frame = ["file": .string(name)]
             line.removeAll(keepingCapacity: true)
-            entry.json.serialize(into: &line)
+            entry.serialize(into: &line)
         }
         line.append(10)
         let whole = wholeFrames ? line : []
-        if entry.frame != nil, line.count > Self.longFrameBytes + 513 {
-            entry.frame = Self.summary(of: entry.frame!)
+        if let bytes = entry.frameText, line.count > Self.longFrameBytes + 513 {
+            entry.frame = Self.summary(of: bytes)
             line.removeAll(keepingCapacity: true)
-            entry.json.serialize(into: &line)
+            entry.serialize(into: &line)
             line.append(10)
         }
-        keep(entry, size: line.count)
-        let written = whole.isEmpty ? line : whole
-        fwrite(written, 1, written.count, file)
-        fflush(file)
+        keep(entry)
+        write(whole.isEmpty ? line : whole, to: file)
     }
 
-    /// Keeps an entry whose JSON line takes `size` bytes, dropping the oldest beyond the limits.
-    private func keep(_ entry: Entry, size: Int) {
+    /// Writes a line to the trace file; the first failure (a full disk, `/dev/full`) is
+    /// reported on stderr and in ``writeFailure``, and nothing more is written.
+    private func write(_ line: [UInt8], to file: UnsafeMutablePointer<FILE>) {
+        guard writeFailure == nil else { return }
+        if fwrite(line, 1, line.count, file) == line.count, fflush(file) == 0 { return }
+        let reason = String(cString: strerror(errno))
+        writeFailure = reason
+        FileHandle.standardError.write(Data("mockchat: writing the trace file '\(path ?? "")' failed: \(reason); no further entries are written to it\n".utf8))
+    }
+
+    /// Keeps an entry, dropping the oldest beyond the limits.
+    private func keep(_ entry: Entry) {
         guard capacity > 0, byteLimit > 0 else { return }
+        let size = entry.memoryCount
         kept.append(entry)
         sizes.append(size)
         keptBytes += size
@@ -239,13 +287,11 @@ public final class TraceLog {
 
     /// Writes a long control payload to `TRACE.SEQ.json` beside the trace file and
     /// returns that file's name, or nil without a trace file.
-    private func attach(_ payload: JSONValue, sequence: Int) -> String? {
+    private func attach(_ payload: [UInt8], sequence: Int) -> String? {
         guard let path else { return nil }
         let target = "\(path).\(sequence).json"
         guard let handle = fopen(target, "w") else { return nil }
-        var bytes: [UInt8] = []
-        payload.serialize(into: &bytes)
-        bytes.append(10)
+        let bytes = payload + [10]
         fwrite(bytes, 1, bytes.count, handle)
         fclose(handle)
         return String(target.split(separator: "/").last ?? Substring(target))
@@ -293,6 +339,11 @@ public final class TraceLog {
     static func summary(of frame: JSONValue) -> JSONValue {
         var bytes: [UInt8] = []
         frame.serialize(into: &bytes)
+        return summary(of: bytes)
+    }
+
+    /// The summary of a frame given as its JSON text.
+    static func summary(of bytes: [UInt8]) -> JSONValue {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let hex = String(hash, radix: 16)
@@ -307,9 +358,33 @@ public final class TraceLog {
     public static func jsonLines(_ entries: some Sequence<Entry>) -> [UInt8] {
         var bytes: [UInt8] = []
         for entry in entries {
-            entry.json.serialize(into: &bytes)
+            entry.serialize(into: &bytes)
             bytes.append(10)
         }
         return bytes
+    }
+
+    /// A frame's text that is not valid JSON, with the string after each credential key
+    /// (`"authKey": "..."`, up to its closing quote or the end) replaced by ``redacted``:
+    /// a login frame with a syntax error still carries its key.
+    static func redactingText(_ text: String) -> String {
+        guard secretKeys.contains(where: { text.contains($0) }) else { return text }
+        var bytes = Array(text.utf8)
+        for key in secretKeys {
+            let pattern = Array("\"\(key)\"".utf8)
+            var index = 0
+            while index + pattern.count <= bytes.count {
+                guard bytes[index..<(index + pattern.count)].elementsEqual(pattern) else { index += 1; continue }
+                var cursor = index + pattern.count
+                while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x3A || bytes[cursor] == 0x09 { cursor += 1 }
+                guard cursor < bytes.count, bytes[cursor] == 0x22 else { index = cursor; continue }
+                var end = cursor + 1
+                while end < bytes.count, bytes[end] != 0x22 { end += bytes[end] == 0x5C ? 2 : 1 }
+                let replacement = Array("\"\(redacted)\"".utf8)
+                bytes.replaceSubrange(cursor..<min(end + 1, bytes.count), with: replacement)
+                index = cursor + replacement.count
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
