@@ -1,8 +1,7 @@
 import ChatProtocol
 import EventLoop
-import MockChatServer
+@testable import MockChatServer
 import MockChatTestSupport
-import Foundation
 import Testing
 
 /// The trace's memory is bounded in bytes, long frames are summarised, a reset gives
@@ -39,21 +38,19 @@ struct TraceLimitTests {
     }
 
     /// Pings carrying arrays of 2,000 zeros: 4 KB of JSON each, but as a tree of parsed
-    /// values many times that. The cap counted JSON bytes, so 64 MiB of "trace" held
-    /// 1.4 GiB (issue 26, defect 4); it now bounds the heap the entries really take.
-    @Test func theCapBoundsTheMemoryReallyHeld() throws {
-        let limit = 4 << 20
-        // Each frame is a tree of its own, as each one parsed from the wire is.
-        func frame() -> JSONValue { ["id": 1, "op": "ping", "data": .array((0..<2_000).map { _ in .integer(0) })] }
-        let before = Self.residentBytes()
-        var trace: TraceLog? = try TraceLog(capacity: 1_000_000, byteLimit: limit)
-        for index in 0..<2_500 { trace?.record(.in, time: Instant(milliseconds: Int64(index)), frame: frame()) }
-        let held = Self.residentBytes() - before
-        #expect(trace!.keptBytes <= limit)
-        // Other tests run beside this one: the margin is theirs.
-        #expect(held < 3 * limit, "the resident set grew \(held >> 20) MiB for a cap of \(limit >> 20) MiB")
-        #expect(trace?.entries.last?.frame == frame(), "the frame reads back as it was")
-        trace = nil
+    /// values many times that. The cap counted JSON bytes while the trace held the trees,
+    /// so 64 MiB of "trace" took 1.4 GiB (issue 26, defect 4). Each frame is now kept as
+    /// its JSON text, and the cap counts that text with the entry and allocator overhead.
+    @Test func framesAreKeptAsTheirTextAndTheCapCountsTheirMemory() throws {
+        let limit = 1 << 20
+        let trace = try TraceLog(capacity: 1_000_000, byteLimit: limit)
+        let frame: JSONValue = ["id": 1, "op": "ping", "data": .array((0..<2_000).map { _ in .integer(0) })]
+        for index in 0..<400 { trace.record(.in, time: Instant(milliseconds: Int64(index)), frame: frame) }
+        let text = try #require(trace.entries.last?.frameText)
+        #expect(text == Array(frame.serialized().utf8), "the stored form is the frame's compact JSON")
+        #expect(trace.entries.last?.frame == frame, "and reads back as the frame")
+        #expect(trace.keptBytes <= limit)
+        #expect(trace.keptBytes >= trace.entries.count * (text.count + MemoryLayout<TraceLog.Entry>.stride))
     }
 
     @Test func aLongFrameIsKeptAsLengthPrefixAndHash() throws {
@@ -106,12 +103,6 @@ struct TraceLimitTests {
         #expect(try f.control("POST", "/control/reset").status == 200)
         #expect(f.server.trace.entries.first?.text == "reset")
         #expect(f.server.trace.entries.count <= 2, "the reset and alice's close")
-    }
-
-    /// This process's resident set, from /proc/self/statm.
-    static func residentBytes() -> Int {
-        let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
-        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
     }
 
     /// Every write to /dev/full failed and nothing said so (issue 26).
