@@ -84,20 +84,22 @@ import Testing
         #expect(result.message?.contains("/nonexistent/driver") == true)
     }
 
-    @Test func unsupportedStepIsSkippedWithItsReason() throws {
+    /// One fixture scenario through the well-behaved `bad-driver.py none`.
+    static func runThroughPlainDriver(_ fixture: String) throws -> ScenarioResult {
         var options = CatalogueRunner.Options()
         options.driver = .command("python3 \(Self.badDriver) none")
-        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-needs-ping.yaml")
-        let result = CatalogueRunner(options: options).run([scenario])[0]
+        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/\(fixture)")
+        return CatalogueRunner(options: options).run([scenario])[0]
+    }
+
+    @Test func unsupportedStepIsSkippedWithItsReason() throws {
+        let result = try Self.runThroughPlainDriver("driver-needs-ping.yaml")
         #expect(result.verdict == .skipped)
         #expect(result.message == "bad-driver 0: the driver does not support 'ping' (step 3)")
     }
 
     @Test func listenerChecksAreSkippedWithoutConnectionListenerEvents() throws {
-        var options = CatalogueRunner.Options()
-        options.driver = .command("python3 \(Self.badDriver) none")
-        let scenario = try Package.load("Tests/ConformanceHarnessTests/Fixtures/driver-needs-listener-calls.yaml")
-        let result = CatalogueRunner(options: options).run([scenario])[0]
+        let result = try Self.runThroughPlainDriver("driver-needs-listener-calls.yaml")
         #expect(result.verdict == .skipped)
         #expect(result.message?.contains("does not report 'connectionListener' events, needed by a.connectionListeners") == true,
                 "\(result.message ?? "")")
