@@ -11,7 +11,7 @@ setups, interleaved, --repeats times each:
 
 The server runs on core 1, the generator and Chromium on core 0 (`taskset`). Each run
 writes the bench's JSON report; the summary gives the medians of p50, p99, p99.9, the
-server CPU per ping and its RSS, the page's received and skipped entries, and the ratio of
+server CPU per ping and its RSS after the run, the page's received and skipped entries, and the ratio of
 each setup's median p99 to that of `none`.
 
 Usage: bench-console.py MOCKCHAT OUT_DIR [--repeats 3] [--rate 20000] [--connections 1000]
@@ -68,6 +68,15 @@ def stalled_viewer(port):
     return viewer
 
 
+def rss_mib(pid):
+    """The server's resident memory now (VmRSS), in MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return None
+
+
 def bench(mockchat, port, pid, args, report):
     command = ["taskset", "-c", "0", mockchat, "bench", "ping", "--server", f"127.0.0.1:{port}", "--server-pid", str(pid),
                "--connections", str(args.connections), "--rate", str(args.rate), "--duration", str(args.duration),
@@ -121,6 +130,7 @@ async def run(mockchat, setup, args, out, index):
             report = bench(mockchat, port, server.pid, args, report_path)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/control/settle", data=b"", timeout=5) as response:
             page_stats["serverLastSeq"] = json.load(response)["traceSeq"]
+        page_stats["rssMiB"] = rss_mib(server.pid)
     finally:
         if viewer:
             viewer.close()
@@ -146,9 +156,10 @@ def main():
     for index in range(args.repeats):
         for setup in setups:
             report, stats = asyncio.run(run(args.mockchat, setup, args, args.out, index))
-            row = {"p50": figure(report, "p50"), "p99": figure(report, "p99"), "p999": figure(report, "p999"),
-                   "cpu": figure(report, "serverCPUMicrosPerPing"), "rss": figure(report, "serverRSSMiB"),
-                   "rate": figure(report, "rate"), **stats}
+            row = {"p50": figure(report, "p50Micros"), "p99": figure(report, "p99Micros"),
+                   "p999": figure(report, "p999Micros"), "cpu": figure(report, "serverCPUMicrosPerPing"),
+                   "rate": figure(report, "achievedRate"), "sendLagP99": figure(report, "sendLagP99Micros"),
+                   "busy": figure(report, "busyPercent"), **stats}
             rows[setup].append(row)
             print(f"{setup:8} run {index + 1}: {json.dumps(row)}", flush=True)
     summary = {}
@@ -156,7 +167,7 @@ def main():
         def median(key):
             values = [r[key] for r in rows[setup] if isinstance(r.get(key), (int, float))]
             return statistics.median(values) if values else None
-        summary[setup] = {key: median(key) for key in ["p50", "p99", "p999", "cpu", "rss", "received", "skipped"]}
+        summary[setup] = {key: median(key) for key in ["p50", "p99", "p999", "cpu", "rate", "rssMiB", "received", "skipped"]}
     base = summary["none"]["p99"]
     for setup in setups:
         p99 = summary[setup]["p99"]

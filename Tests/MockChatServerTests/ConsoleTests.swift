@@ -144,6 +144,30 @@ struct ConsoleTests {
         #expect(Int64(entries) + skipped == Int64(total))
     }
 
+    @Test func aRangeLeavesOutConnectionsOpenedBeforeIt() throws {
+        let trace = try TraceLog()
+        trace.writeHeader(["clock": "virtual", "start": 1_700_000_000.0, "fixtures": ["users": []]])
+        let t0 = Instant(seconds: 1_700_000_000)
+        trace.record(.open, time: t0, connection: ConnectionID(1))
+        trace.record(.in, time: t0.advanced(by: 10), connection: ConnectionID(1), text: "early")
+        trace.record(.control, time: t0.advanced(by: 1010), frame: ["ms": 1000], text: "clock advanced 1000 ms, 0 timers fired")
+        trace.record(.open, time: t0.advanced(by: 1010), connection: ConnectionID(2))
+        trace.record(.in, time: t0.advanced(by: 1020), connection: ConnectionID(2), text: "kept")
+        trace.record(.in, time: t0.advanced(by: 1030), connection: ConnectionID(1), text: "left out")
+        let text = String(decoding: try #require(SessionTrace.text(of: trace, from: 3, to: 6)), as: UTF8.self)
+        let lines = text.split(separator: "\n").map { try? JSONParser.parse(Array($0.utf8)) }
+        #expect(lines.first??["format"]?.stringValue == "mockchat-trace")
+        // The file starts where the entry before the range left the clock.
+        #expect(lines.first??["start"]?.doubleValue == 1_700_000_000.01)
+        #expect(lines.dropFirst().map { $0?["seq"]?.intValue } == [3, 4, 5])
+        #expect(SessionTrace.text(of: trace, from: 7, to: 9) == nil)
+        // A trace whose first entry is a clock advance starts where the clock stood before it.
+        let advanced = try TraceLog()
+        advanced.record(.control, time: t0.advanced(by: 1000), frame: ["ms": 1000], text: "clock advanced 1000 ms, 0 timers fired")
+        let whole = String(decoding: try #require(SessionTrace.text(of: advanced, from: 0, to: .max)), as: UTF8.self)
+        #expect(whole.contains(#""start":1700000000.0,"#) || whole.contains(#""start":1700000000.0}"#))
+    }
+
     @Test func kickSendsDeviceKickedAndClosesWith4001() throws {
         let f = try fixture()
         let bob = try f.loggedIn("bob", device: "bob-phone", platform: .mobile)
