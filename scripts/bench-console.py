@@ -5,9 +5,11 @@ Runs `mockchat bench ping` (open loop, --rate pings/s over --connections) agains
 `mockchat serve` (the trace at its default settings: the console streams it) in three
 setups, interleaved, --repeats times each:
 
-  none     no console open;
+  none     no console open (the base);
   console  the console page open in headless Chromium, streaming the load live;
-  stalled  a viewer that opened the stream and never reads (a frozen or gone tab).
+  stalled  a viewer that opened the stream and never reads (a frozen or gone tab);
+  reader   a viewer that reads the stream as fast as it comes (on core 0): the most a
+           console can make the server write, with no browser beside the generator.
 
 The server runs on core 1, the generator and Chromium on core 0 (`taskset`). Each run
 writes the bench's JSON report; the summary gives the medians of p50, p99, p99.9, the
@@ -26,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -56,13 +59,31 @@ def stop(process):
         process.wait()
 
 
+def reading_viewer(port):
+    """Opens the live stream and reads it as fast as it comes, on a thread; returns a byte counter."""
+    viewer = stalled_viewer(port)
+    counted = {"bytes": 0}
+
+    def read():
+        while True:
+            try:
+                data = viewer.recv(1 << 16)
+            except OSError:
+                return
+            if not data:
+                return
+            counted["bytes"] += len(data)
+    threading.Thread(target=read, daemon=True).start()
+    return viewer, counted
+
+
 def stalled_viewer(port):
     """Opens the live stream with the page's token and never reads from it."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/console", timeout=5) as response:
         page = response.read().decode()
     token = page.split('name="console-token" content="', 1)[1].split('"', 1)[0]
     viewer = socket.create_connection(("127.0.0.1", port))
-    viewer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    viewer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the server queue fills soon
     viewer.sendall(f"GET /control/console/events?since=0 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                    f"X-Console-Token: {token}\r\n\r\n".encode())
     return viewer
@@ -125,9 +146,14 @@ async def run(mockchat, setup, args, out, index):
                 page_stats = await page.eval("""({received: window.mockchatConsole.entries.length,
                     lastSeq: window.mockchatConsole.lastSeq(), skipped: window.mockchatConsole.skipped()})""")
         else:
+            counted = None
             if setup == "stalled":
                 viewer = stalled_viewer(port)
+            elif setup == "reader":
+                viewer, counted = reading_viewer(port)
             report = bench(mockchat, port, server.pid, args, report_path)
+            if counted is not None:
+                page_stats["streamedMiB"] = round(counted["bytes"] / (1 << 20), 1)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/control/settle", data=b"", timeout=5) as response:
             page_stats["serverLastSeq"] = json.load(response)["traceSeq"]
         page_stats["rssMiB"] = rss_mib(server.pid)
@@ -149,9 +175,10 @@ def main():
     parser.add_argument("--connections", type=int, default=1000)
     parser.add_argument("--duration", type=float, default=10)
     parser.add_argument("--warmup", type=float, default=2)
+    parser.add_argument("--setups", default="none,console,stalled,reader", help="which setups, in turn; the first is the base")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    setups = ["none", "console", "stalled"]
+    setups = args.setups.split(",")
     rows = {setup: [] for setup in setups}
     for index in range(args.repeats):
         for setup in setups:
@@ -167,8 +194,8 @@ def main():
         def median(key):
             values = [r[key] for r in rows[setup] if isinstance(r.get(key), (int, float))]
             return statistics.median(values) if values else None
-        summary[setup] = {key: median(key) for key in ["p50", "p99", "p999", "cpu", "rate", "rssMiB", "received", "skipped"]}
-    base = summary["none"]["p99"]
+        summary[setup] = {key: median(key) for key in ["p50", "p99", "p999", "cpu", "rate", "rssMiB", "received", "skipped", "streamedMiB"]}
+    base = summary[setups[0]]["p99"]
     for setup in setups:
         p99 = summary[setup]["p99"]
         summary[setup]["p99VsNone"] = round(p99 / base, 3) if p99 and base else None
