@@ -59,7 +59,7 @@ html-report-check: build
 
 ## The web console in headless Chromium (Debian's package, installed when missing): a
 ## session driven from the page, "save as scenario" replayed, the screenshot checked, and
-## another origin and a foreign Host refused (docs/CONSOLE.md). About 20 seconds.
+## another origin and a foreign Host refused (docs/CONSOLE.md). About 20 seconds on a quiet machine.
 .PHONY: console-browser-test
 console-browser-test: build
 	MOCKCHAT=$(MOCKCHAT) scripts/console-browser-test
