@@ -142,3 +142,12 @@ def test_the_stdio_transport_says_hello_and_answers_lines(tmp_path):
     assert [m["type"] for m in out[1:]] == ["reply", "error", "reply", "reply"]
     assert out[2]["message"].startswith("not a JSON message")
     assert done.returncode == 0, done.stderr
+
+
+def test_the_hello_carries_the_manifest_only_when_the_adapter_declares_one():
+    assert "manifest" not in ToyAdapter().hello()
+
+    class Declaring(ToyAdapter):
+        manifest = {"sdk": {"name": "toy", "version": "1.0"}, "parameters": {"keepAliveInterval": 25}}
+
+    assert Declaring().hello()["manifest"]["parameters"] == {"keepAliveInterval": 25}

@@ -21,6 +21,7 @@ sys.path.append(os.path.join(HERE, "..", "..", "..", "python"))    # mockchat, w
 from mockchat.driver import CALLS, ENVIRONMENT, QUERIES, Adapter, DriverError, Scenario, run  # noqa: E402
 from mockchat_sdk import PROFILES, AppSettings, ChatClient, ChatError, SystemClock, VirtualClock  # noqa: E402
 from mockchat_sdk.client import Instrumentation  # noqa: E402
+from mockchat_sdk.manifest import MANIFEST  # noqa: E402
 from mockchat_sdk.transport import Device  # noqa: E402
 
 
@@ -157,7 +158,8 @@ def environment(slot: Slot, command: str, args: dict) -> None:
 class PythonSDKAdapter(Adapter):
     """The Python SDK behind the driver kit: one Slot per scenario client."""
 
-    sdk_name, sdk_version = "mockchat-python-sdk", "0.1.0"
+    sdk_name, sdk_version = MANIFEST["sdk"]["name"], MANIFEST["sdk"]["version"]
+    manifest = MANIFEST
     profiles = sorted(PROFILES)
     commands = ENVIRONMENT[:1] + CALLS + ENVIRONMENT[1:] + QUERIES
     events = ["connection", "connectionListener", "presence", "socketOpening", "result"]

@@ -61,11 +61,16 @@ class Adapter:
     events: list[str] = ["connection", "presence", "socketOpening", "result"]
     virtual_time = True
     sockets = False
+    #: The SDK's manifest (docs/SPECIFICATION.md), sent in the hello when set.
+    manifest: Optional[dict] = None
 
     def hello(self) -> dict:
-        return {"type": "hello", "protocol": 1, "sdk": {"name": self.sdk_name, "version": self.sdk_version},
-                "profiles": sorted(self.profiles), "virtualTime": self.virtual_time,
-                "commands": list(self.commands), "events": list(self.events), "sockets": self.sockets}
+        hello = {"type": "hello", "protocol": 1, "sdk": {"name": self.sdk_name, "version": self.sdk_version},
+                 "profiles": sorted(self.profiles), "virtualTime": self.virtual_time,
+                 "commands": list(self.commands), "events": list(self.events), "sockets": self.sockets}
+        if self.manifest is not None:
+            hello["manifest"] = self.manifest
+        return hello
 
     def start(self, scenario: Scenario) -> Clock:
         """A new scenario: make its clock (at `scenario.start_ms` in virtual mode) and return it."""
