@@ -10,6 +10,9 @@ extension FuzzCommand {
         guard sdk == nil || sdkListen == nil else { throw ValidationError("give --sdk or --sdk-listen, not both") }
         guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
         signal(SIGPIPE, SIG_IGN)
+        // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md).
+        DriverProcessGroups.endAllOnInterrupt()
+        defer { DriverProcessGroups.endAll() }
         let progress = ProgressLine()
         var options = SDKFuzzer.Options()
         options.seed = seed

@@ -127,6 +127,9 @@ struct TestCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         guard sdk == nil || sdkListen == nil else { throw ValidationError("give --sdk or --sdk-listen, not both") }
         if let sdk { options.driver = .command(sdk) }
+        // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md).
+        DriverProcessGroups.endAllOnInterrupt()
+        defer { DriverProcessGroups.endAll() }
         if let sdkListen {
             let listener = try DriverListener(address: try DriverCommand.address(sdkListen))
             FileHandle.standardError.write(Data("waiting for a driver at ws://\(listener.address)\n".utf8))

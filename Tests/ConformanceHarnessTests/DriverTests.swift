@@ -57,6 +57,19 @@ import Testing
         #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
     }
 
+    /// Fails before this change: reading the line took longer than the deadline, so the
+    /// driver was reported as not answering.
+    @Test func aDriverLineOverTheLimitIsReportedAsSuchAtOnce() throws {
+        let started = Date()
+        let results = try Self.run(mode: "long-line")
+        #expect(results[0].verdict == .failed)
+        let message = try #require(results[0].message)
+        #expect(message.contains("wrote a line longer than 1048576 bytes, the limit of a driver line during init (client a)"),
+                "\(message)")
+        #expect(results[1].verdict == .passed, "the run goes on: \(results[1].message ?? "")")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
     @Test func commandRefusedAsUnsupportedSkipsTheScenario() throws {
         let results = try Self.run(mode: "unsupported")
         #expect(results[0].verdict == .skipped)

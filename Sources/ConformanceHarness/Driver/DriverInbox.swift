@@ -5,6 +5,8 @@ import Synchronization
 public enum DriverInput: Sendable {
     /// One message: a line of stdout, or a WebSocket text frame.
     case message([UInt8])
+    /// A line longer than the transport takes (stdio: ``StdioDriverChannel/maxLineBytes``).
+    case overlong(limit: Int)
     /// The other end is gone; why, in words (`exited with status 1`).
     case closed(String)
 }

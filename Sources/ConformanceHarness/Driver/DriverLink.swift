@@ -127,6 +127,9 @@ final class DriverLink {
                 case .closed(let why):
                     channel.hello = nil
                     throw fail(why, doing: doing)
+                case .overlong(let limit):
+                    throw fail("wrote a line longer than \(limit) bytes, the limit of a driver line", doing: doing,
+                               abandon: true)
                 case .message(let bytes):
                     guard let message = try? JSONParser.parse(bytes), message.objectValue != nil,
                           message["type"]?.stringValue != nil else {
@@ -161,6 +164,7 @@ final class DriverLink {
     private func absorbStale(_ input: DriverInput) {
         switch input {
         case .closed: channel.hello = nil
+        case .overlong: break
         case .message(let bytes):
             if let message = try? JSONParser.parse(bytes), message["type"]?.stringValue == "hello" { channel.hello = message }
         }

@@ -59,6 +59,8 @@ public final class ReferenceDriver {
                     return
                 case .message(let bytes):
                     handle(bytes)
+                case .overlong(let limit):
+                    output(["type": "error", "message": .string("a line longer than \(limit) bytes")])
                 }
             }
         }

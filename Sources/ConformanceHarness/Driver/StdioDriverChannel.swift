@@ -5,8 +5,10 @@ import Synchronization
 import MockChatCore
 
 /// A driver spawned as `/bin/sh -c COMMAND`, one per scenario: JSON lines on its stdin
-/// and stdout; its stderr is kept for failure reports. It runs in its own process group
-/// so that `abandon()` ends the command and whatever it started.
+/// and stdout; its stderr is kept for failure reports. It runs in its own process group,
+/// which ``DriverProcessGroups`` ends once the driver exits, is abandoned, or is still
+/// running ``DriverProcessGroups/graceSeconds`` after its stdin closed, so that nothing
+/// the command started outlives its scenario.
 public final class StdioDriverChannel: DriverChannel {
     public let command: String
     public let inbox = DriverInbox()
@@ -14,8 +16,8 @@ public final class StdioDriverChannel: DriverChannel {
     private let pid: pid_t
     private var stdinFD: Int32
     private let stderrLines: StderrTail
-    /// Signalled once the process has exited and been reaped.
-    private let exited = DispatchSemaphore(value: 0)
+    /// The process's exit, once it has been reaped.
+    private let exited = DriverExit()
     /// Signalled once stderr has reached its end.
     private let stderrEnded = DispatchSemaphore(value: 0)
 
@@ -23,6 +25,9 @@ public final class StdioDriverChannel: DriverChannel {
 
     /// Lines of stderr kept for reports.
     static let stderrLineCount = 20
+
+    /// The longest line a driver may write to stdout, in bytes (docs/DRIVER.md).
+    public static let maxLineBytes = 1 << 20
 
     public init(command: String) throws(ScenarioError) {
         self.command = command
@@ -65,18 +70,30 @@ public final class StdioDriverChannel: DriverChannel {
         pid = child
         stdinFD = input[1]
         stderrLines = StderrTail(limit: Self.stderrLineCount)
+        DriverProcessGroups.register(child)
         let inbox = inbox, stdoutFD = output[0], stderrFD = errors[0], tail = stderrLines, spawned = child
         let exited = exited, stderrEnded = stderrEnded
         Thread.detachNewThread {
-            Self.readLines(stdoutFD) { inbox.push(.message($0)) }
-            close(stdoutFD)
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
-            exited.signal()
-            inbox.push(.closed(Self.describe(exitStatus: status)))
+            exited.record(status)
+            // The driver is gone: whatever it started (and left holding its stdout) goes too.
+            DriverProcessGroups.end(spawned)
         }
         Thread.detachNewThread {
-            Self.readLines(stderrFD) { tail.append(String(decoding: $0, as: UTF8.self)) }
+            Self.readLines(stdoutFD, limit: Self.maxLineBytes) { piece in
+                switch piece {
+                case .line(let bytes): inbox.push(.message(bytes))
+                case .overlong: inbox.push(.overlong(limit: Self.maxLineBytes))
+                }
+            }
+            close(stdoutFD)
+            inbox.push(.closed(Self.describe(exitStatus: exited.wait())))
+        }
+        Thread.detachNewThread {
+            Self.readLines(stderrFD, limit: Self.maxLineBytes) { piece in
+                if case .line(let bytes) = piece { tail.append(String(decoding: bytes.prefix(300), as: UTF8.self)) }
+            }
             close(stderrFD)
             stderrEnded.signal()
         }
@@ -113,14 +130,17 @@ public final class StdioDriverChannel: DriverChannel {
         return true
     }
 
-    /// Closes the driver's stdin; a driver still running 2 s later is killed.
+    /// Closes the driver's stdin; a driver still running 2 s later has its process
+    /// group ended (SIGTERM, then SIGKILL 2 s after).
     public func finish() {
         guard stdinFD >= 0 else { return }
         close(stdinFD)
         stdinFD = -1
         let exited = exited, group = pid
         Thread.detachNewThread {
-            if exited.wait(timeout: .now() + 2) == .timedOut { kill(-group, SIGKILL) }
+            if !exited.wait(seconds: DriverProcessGroups.graceSeconds) {
+                DriverProcessGroups.end(group)
+            }
         }
     }
 
@@ -129,27 +149,21 @@ public final class StdioDriverChannel: DriverChannel {
             close(stdinFD)
             stdinFD = -1
         }
-        kill(-pid, SIGKILL)
+        DriverProcessGroups.endAtOnce(pid)
     }
 
-    /// Reads `fd` to its end, passing each line (without its newline); a last line
-    /// without a newline is passed too.
-    private static func readLines(_ fd: Int32, _ line: ([UInt8]) -> Void) {
-        var pending: [UInt8] = []
+    /// Reads `fd` to its end, passing each line (without its newline) or the news of
+    /// one longer than `limit`; a last line without a newline is passed too.
+    private static func readLines(_ fd: Int32, limit: Int, _ emit: (LineSplitter.Piece) -> Void) {
+        var splitter = LineSplitter(limit: limit)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
-            pending.append(contentsOf: buffer[..<count])
-            var start = 0
-            while let newline = pending[start...].firstIndex(of: 10) {
-                line(Array(pending[start..<newline]))
-                start = newline + 1
-            }
-            pending.removeFirst(start)
+            splitter.push(buffer[..<count], emit)
         }
-        if !pending.isEmpty { line(pending) }
+        splitter.finish(emit)
     }
 
     private static func describe(exitStatus status: Int32) -> String {
@@ -174,4 +188,26 @@ final class StderrTail: Sendable {
     }
 
     var lines: [String] { state.withLock { $0 } }
+}
+
+/// A driver process's exit status, once it is known; several threads wait for it.
+final class DriverExit: Sendable {
+    private let done = DispatchGroup()
+    private let status = Mutex<Int32>(0)
+
+    init() { done.enter() }
+
+    func record(_ status: Int32) {
+        self.status.withLock { $0 = status }
+        done.leave()
+    }
+
+    /// Waits for the exit; its status.
+    func wait() -> Int32 {
+        done.wait()
+        return status.withLock { $0 }
+    }
+
+    /// Waits up to `seconds`; whether the process exited.
+    func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 }

@@ -4,12 +4,33 @@ client's `init` it misbehaves as argv[1] says: crash (an exception, exit status 
 hang (never answers), junk (writes a line that is not JSON) or none. With
 `unsupported` it refuses init as unsupported; with `pending`
 it behaves: it answers init as pending and writes the result event in the same write,
-so that both reach the harness at once."""
+so that both reach the harness at once.
+
+Modes that test how the harness ends drivers (each writes the pids it leaves behind,
+one a line, to the file named by MOCKCHAT_TEST_PIDS): `child-holds-stdout` starts a
+child that keeps the driver's stdout open for 300 s and otherwise behaves;
+`ignores-term` ignores SIGTERM and keeps running for 300 s after its stdin ends;
+`long-line` answers init with a line of 50 MB that is not JSON."""
 import json
+import os
+import signal
+import subprocess
 import sys
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "none"
+
+
+def leave(pid):
+    with open(os.environ["MOCKCHAT_TEST_PIDS"], "a") as pids:
+        pids.write("%d\n" % pid)
+
+
+if mode == "child-holds-stdout":
+    leave(subprocess.Popen(["sleep", "300"]).pid)
+if mode == "ignores-term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    leave(os.getpid())
 
 
 def send(message):
@@ -30,6 +51,10 @@ for line in sys.stdin:
             raise RuntimeError("boom: the SDK crashed in init")
         if mode == "hang":
             time.sleep(3600)
+        if mode == "long-line":
+            sys.stdout.write("x" * 50_000_000 + "\n")
+            sys.stdout.flush()
+            continue
         if mode == "junk":
             sys.stdout.write("this is not JSON\n")
             sys.stdout.flush()
@@ -54,3 +79,5 @@ for line in sys.stdin:
     if kind == "command" and message["command"] == "init":
         reply["result"] = {"ok": True}
     send(reply)
+if mode == "ignores-term":
+    time.sleep(300)

@@ -1,0 +1,114 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one owner of the process groups of the drivers this process started
+/// (docs/DRIVER.md, "Transports"): each stdio driver runs in a group of its own, and
+/// every group is ended (SIGTERM, then SIGKILL to whatever is left ``graceSeconds``
+/// later) once its scenario is over, and in any case before the harness exits, also
+/// when it is interrupted. A process the driver started stays in its group, so it is
+/// ended with it even when it keeps the driver's stdout open.
+public enum DriverProcessGroups {
+    /// Seconds between SIGTERM and SIGKILL (docs/DRIVER.md).
+    public static let graceSeconds = 2.0
+
+    private static let live = Mutex<Set<pid_t>>([])
+
+    /// A group the harness started and must end.
+    static func register(_ group: pid_t) {
+        _ = live.withLock { $0.insert(group) }
+    }
+
+    /// The groups not yet ended.
+    public static var registered: [pid_t] { live.withLock { Array($0) } }
+
+    /// Ends `group`: SIGTERM to every process in it, SIGKILL to those still there
+    /// `grace` seconds later; returns once none is left (or a second after the KILL).
+    static func end(_ group: pid_t, grace: Double = graceSeconds) {
+        end([group], grace: grace)
+    }
+
+    /// Ends every group still registered, as ``end(_:grace:)`` does, all at once.
+    /// Called before the harness exits.
+    public static func endAll(grace: Double = graceSeconds) {
+        end(registered, grace: grace)
+    }
+
+    /// Ends `group` without a grace period (a driver that misbehaved): SIGKILL at once.
+    static func endAtOnce(_ group: pid_t) {
+        _ = Glibc.kill(-group, SIGKILL)
+        end(group, grace: 0)
+    }
+
+    private static func end(_ groups: [pid_t], grace: Double) {
+        guard !groups.isEmpty else { return }
+        for group in groups { _ = Glibc.kill(-group, SIGTERM) }
+        var left = waitUntilEmpty(groups, seconds: grace)
+        for group in left { _ = Glibc.kill(-group, SIGKILL) }
+        left = waitUntilEmpty(left, seconds: 1)
+        live.withLock { live in for group in groups where !left.contains(group) { live.remove(group) } }
+    }
+
+    /// The groups that still have a running member after waiting up to `seconds`.
+    private static func waitUntilEmpty(_ groups: [pid_t], seconds: Double) -> [pid_t] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var left = groups
+        while true {
+            let running = runningGroups()
+            left = left.filter(running.contains)
+            if left.isEmpty || Date() >= deadline { return left }
+            usleep(10_000)
+        }
+    }
+
+    /// The process groups that have a member that is not a zombie (a zombie left to an
+    /// init that does not reap is already gone), read from /proc.
+    public static func runningGroups() -> Set<pid_t> {
+        var groups: Set<pid_t> = []
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return groups }
+        for entry in entries where entry.first?.isNumber == true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // After "pid (comm) ": state, ppid, pgrp, ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, fields[0] != "Z", let group = pid_t(fields[2]) else { continue }
+            groups.insert(group)
+        }
+        return groups
+    }
+
+    /// Until the process exits: SIGINT, SIGTERM and SIGHUP end every driver group
+    /// (drivers run in groups of their own, so a terminal's Ctrl-C does not reach them)
+    /// and then end this process as the signal would have.
+    public static func endAllOnInterrupt() {
+        installed.withLock { installed in
+            guard !installed else { return }
+            installed = true
+            for number in [SIGINT, SIGTERM, SIGHUP] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    endAll()
+                    // As the signal would have, even where it is blocked; else as a shell reports it.
+                    signal(number, SIG_DFL)
+                    var set = sigset_t()
+                    sigemptyset(&set)
+                    sigaddset(&set, number)
+                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                    raise(number)
+                    exit(128 + number)
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+
+    private static let installed = Mutex(false)
+    /// Kept alive for the life of the process; changed only under `installed`.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+}
