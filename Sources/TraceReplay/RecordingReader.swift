@@ -52,10 +52,15 @@ public struct RecordingReader {
         var authKey: String
     }
 
-    /// Reads `trace`; fails on a control entry without a route or a frame the trace only summarised.
+    /// Reads `trace`; fails, naming the line and the field, on a control entry without a
+    /// route, a frame the trace only summarised, or an entry whose step would not be a
+    /// valid scenario step.
     public static func read(_ trace: TraceFile) throws(TraceError) -> Recording {
         var reader = try RecordingReader(trace)
         try reader.run()
+        guard !reader.recording.actionIndices.isEmpty else {
+            throw TraceError("nothing to replay: no connection, frame or control request before the end", file: trace.path)
+        }
         return reader.recording
     }
 
@@ -77,8 +82,9 @@ public struct RecordingReader {
         }
         recording.app = differences.isEmpty ? nil : .object(differences)
         if start.users != builtIn.directory.json["users"] {
-            recording.moments.append(Recording.Moment(at: 0, action: ServerShorthand.step(
-                method: "POST", path: "/control/fixtures", body: ["users": start.users]), line: 1))
+            let load = ServerShorthand.step(method: "POST", path: "/control/fixtures", body: ["users": start.users])
+            try check(load, field: "fixtures.users", line: 1)
+            recording.moments.append(Recording.Moment(at: 0, action: load, line: 1))
         }
         scan()
     }
@@ -114,40 +120,43 @@ public struct RecordingReader {
     private mutating func run() throws(TraceError) {
         for line in trace.lines {
             let entry = line.entry
-            let at = Int64(((entry["t"]?.doubleValue ?? trace.start) - trace.start) * 1000 + 0.5)
+            let at = line.at
             let conn = entry["conn"]?.stringValue
             let name = conn.map { names[$0] ?? $0 } ?? ""
             let text = entry["text"]?.stringValue ?? ""
             if entry["kind"]?.stringValue == "close", text == "server closes: server shutting down" { break }
             recording.end = max(recording.end, at)
+            if let conn, entry["kind"]?.stringValue != "open", entry["kind"]?.stringValue != "fault", received[conn] == nil {
+                throw TraceError("'conn' names \(conn), which no earlier 'open' entry opened", file: trace.path, line: line.number)
+            }
             switch entry["kind"]?.stringValue {
             case "open":
-                act(["wire": .string(name)], at: at, line: line.number)
-                received[conn!] = 0
+                try act(["wire": .string(name)], field: "conn", at: at, line: line.number)
+                received[conn ?? ""] = 0
             case "in":
-                act(try send(entry, wire: name, line: line.number), at: at, line: line.number)
+                try act(try send(entry, wire: name, line: line.number), field: "frame", at: at, line: line.number)
             case "out":
                 guard let conn, let frame = entry["frame"] else { continue }
                 received[conn, default: 0] += 1
                 guard !FramePattern.isSummary(frame) else { continue }
                 if faultsInForce { uncertain.insert(conn) }
                 guard uncertain.contains(conn) else {
-                    var pattern = JSONObject([("nth", .integer(Int64(received[conn]!)))])
+                    var pattern = JSONObject([("nth", .integer(Int64(received[conn, default: 0])))])
                     for (path, value) in FramePattern.fields(of: frame) { pattern[path] = value }
-                    expect("\(name).frames", .object(pattern), at: at, line: line.number)
+                    try expect("\(name).frames", .object(pattern), field: "frame", at: at, line: line.number)
                     continue
                 }
                 var pattern = JSONObject()
                 if let uid = entry["uid"]?.stringValue, !uid.isEmpty { pattern["to"] = .string(uid) }
                 if let device = entry["device"] { pattern["device"] = device }
                 for (path, value) in FramePattern.fields(of: frame) { pattern["frame." + path] = value }
-                expect("server.sent", timed(pattern, at: at), at: at, line: line.number)
+                try expect("server.sent", timed(pattern, at: at), field: "frame", at: at, line: line.number)
             case "fault" where text.hasPrefix("drop"):
                 if let conn { droppedByFault.insert(conn) }
             case "close":
                 guard let conn, !ended.contains(conn), let end = ends[conn] else { continue }
                 ended.insert(conn)
-                closed(end, wire: name, dropped: droppedByFault.contains(conn), at: at, line: line.number)
+                try closed(end, wire: name, dropped: droppedByFault.contains(conn), at: at, line: line.number)
             case "control":
                 try control(entry, at: at, line: line.number)
             default:
@@ -156,7 +165,7 @@ public struct RecordingReader {
         }
         for (conn, name) in received.keys.sorted(by: Self.connectionOrder).map({ ($0, names[$0] ?? $0) })
             where !uncertain.contains(conn) {
-            recording.finalChecks["\(name).frames"] = ["count": .integer(Int64(received[conn]!))]
+            recording.finalChecks["\(name).frames"] = ["count": .integer(Int64(received[conn, default: 0]))]
             recording.finalChecks["\(name).open"] = .bool(!ended.contains(conn))
         }
     }
@@ -200,19 +209,20 @@ public struct RecordingReader {
 
     /// A connection's end: the client's close or drop is its action; every end is
     /// expected with who ended it, the code and the time.
-    private mutating func closed(_ end: TraceView.ConnectionEnd, wire: String, dropped: Bool, at: Int64, line: Int) {
+    private mutating func closed(_ end: TraceView.ConnectionEnd, wire: String, dropped: Bool, at: Int64,
+                                 line: Int) throws(TraceError) {
         switch end.by {
-        case "client": act(["\(wire).close": end.code], at: at, line: line)
-        case "drop" where !dropped: act(["\(wire).drop": .object(JSONObject())], at: at, line: line)
+        case "client": try act(["\(wire).close": end.code], field: "code", at: at, line: line)
+        case "drop" where !dropped: try act(["\(wire).drop": .object(JSONObject())], field: "conn", at: at, line: line)
         default: break
         }
         var pattern = JSONObject([("by", .string(end.by)), ("code", end.code)])
         if let uid = end.uid, !uid.isEmpty { pattern["uid"] = .string(uid) }
         if let device = end.device { pattern["device"] = .string(device) }
-        expect("server.closed", timed(pattern, at: at), at: at, line: line)
+        try expect("server.closed", timed(pattern, at: at), field: "code", at: at, line: line)
         guard !uncertain.contains(end.connection) else { return }
-        if end.by == "server" { expect("\(wire).closeCode", end.code, at: at, line: line, single: true) }
-        expect("\(wire).open", false, at: at, line: line, single: true)
+        if end.by == "server" { try expect("\(wire).closeCode", end.code, field: "code", at: at, line: line, single: true) }
+        try expect("\(wire).open", false, field: "conn", at: at, line: line, single: true)
     }
 
     /// A control entry as the request that made it; a clock advance is only time passing.
@@ -236,7 +246,7 @@ public struct RecordingReader {
             // A fault or any other misbehaviour: in force until cleared or reset.
             faultsInForce = !(method == "DELETE" && path == "/control/faults")
         }
-        act(ServerShorthand.step(method: method, path: path, body: body), at: at, line: line)
+        try act(ServerShorthand.step(method: method, path: path, body: body), field: "frame", at: at, line: line)
     }
 
     /// The body that loads the recorded fixtures again: only what changed, secrets a replay can use.
@@ -255,13 +265,29 @@ public struct RecordingReader {
 
     // MARK: Moments
 
-    private mutating func act(_ action: JSONValue, at: Int64, line: Int) {
+    /// Adds the step `action`, made from the entry's `field`, once it reads as a scenario step.
+    private mutating func act(_ action: JSONValue, field: String, at: Int64, line: Int) throws(TraceError) {
+        try check(action, field: field, line: line)
         recording.moments.append(Recording.Moment(at: at, action: action, line: line))
     }
 
-    /// Adds an assertion to the latest moment, or to a new time-only moment when the
-    /// server acted later on its own (a timer). `single`: the key holds one value, else a list.
-    private mutating func expect(_ key: String, _ value: JSONValue, at: Int64, line: Int, single: Bool = false) {
+    /// A step made from the entry on `line` that the scenario reader refuses is the
+    /// recording's fault: the error names the line and the entry's field.
+    private func check(_ step: JSONValue, field: String, line: Int) throws(TraceError) {
+        do {
+            _ = try ScenarioLoader.step(step, number: 1)
+        } catch {
+            throw TraceError("the entry's '\(field)' does not make a valid step (\(error.message)): "
+                + String(step.description.prefix(200)), file: trace.path, line: line)
+        }
+    }
+
+    /// Adds an assertion, made from the entry's `field`, to the latest moment, or to a new
+    /// time-only moment when the server acted later on its own (a timer). `single`: the
+    /// key holds one value, else a list.
+    private mutating func expect(_ key: String, _ value: JSONValue, field: String, at: Int64, line: Int,
+                                 single: Bool = false) throws(TraceError) {
+        try check(["expect": [key: single ? value : [value]]], field: field, line: line)
         if recording.moments.isEmpty || at - recording.moments[recording.moments.count - 1].at > recording.toleranceMilliseconds {
             recording.moments.append(Recording.Moment(at: at, action: nil, line: line))
         }

@@ -30,6 +30,8 @@ public struct TraceFile: Sendable {
     public struct Line: Sendable {
         public var number: Int
         public var entry: JSONValue
+        /// The entry's time (`t`) in milliseconds since the header's `start`.
+        public var at: Int64
     }
 
     public var path: String
@@ -42,6 +44,8 @@ public struct TraceFile: Sendable {
     public var lines: [Line]
 
     static let kinds: Set<String> = ["open", "in", "out", "close", "fault", "control"]
+    /// The kinds that belong to a connection and name it in `conn`.
+    static let connectionKinds: Set<String> = ["open", "in", "out", "close"]
 
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(TraceError) -> TraceFile {
@@ -72,24 +76,37 @@ public struct TraceFile: Sendable {
         guard let clock = header["clock"]?.stringValue, let start = header["start"]?.doubleValue else {
             throw TraceError("the header lacks 'clock' or 'start'", file: path, line: 1)
         }
+        guard start.isFinite, (0...latestSeconds).contains(start) else {
+            throw TraceError("'start' must be Unix seconds from 0 to \(Int64(latestSeconds)), not \(start)", file: path, line: 1)
+        }
         var trace = TraceFile(path: path, clock: clock, start: start, fixtures: header["fixtures"] ?? .null, lines: [])
         for (offset, row) in rows.enumerated().dropFirst() {
             let number = offset + 1
             var entry = try json(row, number: number, path: path, truncated: offset == rows.count - 1 && !complete)
-            guard entry["seq"]?.intValue != nil, entry["t"]?.doubleValue != nil else {
+            guard entry["seq"]?.intValue != nil, let time = entry["t"]?.doubleValue else {
                 throw TraceError("an entry needs 'seq' and 't'", file: path, line: number)
+            }
+            guard time.isFinite, (start...latestSeconds).contains(time) else {
+                throw TraceError("'t' must be Unix seconds from the header's 'start' (\(start)) to \(Int64(latestSeconds)), "
+                    + "not \(time)", file: path, line: number)
             }
             guard let kind = entry["kind"]?.stringValue, kinds.contains(kind) else {
                 throw TraceError("unknown kind \(entry["kind"]?.description ?? "(missing)") "
                     + "(known: \(kinds.sorted().joined(separator: ", ")))", file: path, line: number)
             }
+            if connectionKinds.contains(kind), entry["conn"]?.stringValue?.isEmpty != false {
+                throw TraceError("an '\(kind)' entry needs 'conn', the connection's id as a string", file: path, line: number)
+            }
             if kind == "control", let name = entry["frame"]?["file"]?.stringValue, entry["frame"]?.objectValue?.count == 1 {
                 entry = try attached(name, to: entry, number: number, path: path)
             }
-            trace.lines.append(Line(number: number, entry: entry))
+            trace.lines.append(Line(number: number, entry: entry, at: Int64(((time - start) * 1000).rounded())))
         }
         return trace
     }
+
+    /// The latest time a trace may name: 9999-12-31T23:59:59Z, in Unix seconds.
+    static let latestSeconds = 253_402_300_799.0
 
     private static func json(_ row: Substring, number: Int, path: String, truncated: Bool) throws(TraceError) -> JSONValue {
         do {
