@@ -1,5 +1,7 @@
 import ChatProtocol
+import ConformanceHarness
 import Foundation
+import MockChatCore
 import MockChatServer
 
 /// A problem with a trace file, at `file:line`.
@@ -76,8 +78,10 @@ public struct TraceFile: Sendable {
         guard let clock = header["clock"]?.stringValue, let start = header["start"]?.doubleValue else {
             throw TraceError("the header lacks 'clock' or 'start'", file: path, line: 1)
         }
-        guard start.isFinite, (0...latestSeconds).contains(start) else {
-            throw TraceError("'start' must be Unix seconds from 0 to \(Int64(latestSeconds)), not \(start)", file: path, line: 1)
+        do {
+            _ = try BoundedNumber.check(start, "'start'", in: 0...BoundedNumber.latestSeconds, unit: "Unix seconds")
+        } catch {
+            throw TraceError(error.description, file: path, line: 1)
         }
         var trace = TraceFile(path: path, clock: clock, start: start, fixtures: header["fixtures"] ?? .null, lines: [])
         for (offset, row) in rows.enumerated().dropFirst() {
@@ -86,9 +90,14 @@ public struct TraceFile: Sendable {
             guard entry["seq"]?.intValue != nil, let time = entry["t"]?.doubleValue else {
                 throw TraceError("an entry needs 'seq' and 't'", file: path, line: number)
             }
-            guard time.isFinite, (start...latestSeconds).contains(time) else {
-                throw TraceError("'t' must be Unix seconds from the header's 'start' (\(start)) to \(Int64(latestSeconds)), "
-                    + "not \(time)", file: path, line: number)
+            let at: Int64
+            do {
+                // Within the longest wait a scenario can replay, from the header's start.
+                let checked = try BoundedNumber.check(time, "'t'", in: start...(start + ScenarioLoader.maxDurationSeconds),
+                                                      unit: "Unix seconds")
+                at = try BoundedNumber.milliseconds(seconds: checked - start, "'t'", in: 0...ScenarioLoader.maxDurationSeconds)
+            } catch {
+                throw TraceError(error.description, file: path, line: number)
             }
             guard let kind = entry["kind"]?.stringValue, kinds.contains(kind) else {
                 throw TraceError("unknown kind \(entry["kind"]?.description ?? "(missing)") "
@@ -100,13 +109,10 @@ public struct TraceFile: Sendable {
             if kind == "control", let name = entry["frame"]?["file"]?.stringValue, entry["frame"]?.objectValue?.count == 1 {
                 entry = try attached(name, to: entry, number: number, path: path)
             }
-            trace.lines.append(Line(number: number, entry: entry, at: Int64(((time - start) * 1000).rounded())))
+            trace.lines.append(Line(number: number, entry: entry, at: at))
         }
         return trace
     }
-
-    /// The latest time a trace may name: 9999-12-31T23:59:59Z, in Unix seconds.
-    static let latestSeconds = 253_402_300_799.0
 
     private static func json(_ row: Substring, number: Int, path: String, truncated: Bool) throws(TraceError) -> JSONValue {
         do {

@@ -34,10 +34,10 @@ struct FuzzCommand: ParsableCommand {
             """)
 
     enum Mode: String, ExpressibleByArgument, CaseIterable {
-        case model, wire, both
+        case model, wire, both, inputs
     }
 
-    @Option(help: "model, wire or both.")
+    @Option(help: "model, wire, both, or inputs (control API, recordings, scenario files, driver lines, flags).")
     var mode: Mode = .both
 
     @Option(help: "Seed of the run (default: from the clock, printed at the start and in the summary).")
@@ -105,7 +105,23 @@ struct FuzzCommand: ParsableCommand {
         var modelReport: ModelFuzzer.Report?
         var wireReport: WireFuzzer.Report?
 
-        if mode != .wire {
+        if mode == .inputs {
+            var options = Self.inputOptions()
+            options.seed = seed
+            options.inputs = inputs ?? (seconds == nil ? 20_000 : Int.max)
+            options.seconds = seconds
+            if let jobs { options.jobs = jobs }
+            let report = WireFuzzer(options: options).run { snapshot in
+                let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
+                let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
+                progress.update(String(format: "inputs: %d%@ inputs, %.0f inputs/s, %d findings, %d crashes",
+                                       snapshot.inputs, target, rate, snapshot.divergences, snapshot.crashes))
+            }
+            progress.keepLastState()
+            lines += FuzzSummary.wire(report, name: "inputs")
+            failed = report.divergences > 0 || report.crashes > 0
+        }
+        if mode != .wire && mode != .inputs {
             var options = ModelFuzzer.Options()
             options.seed = seed
             options.steps = steps ?? (seconds == nil ? 20_000 : Int.max)
@@ -124,7 +140,7 @@ struct FuzzCommand: ParsableCommand {
             modelReport = report
             failed = failed || report.divergences > 0 || report.crashes > 0
         }
-        if mode != .model {
+        if mode == .wire || mode == .both {
             var options = WireFuzzer.Options()
             options.seed = seed
             options.inputs = inputs ?? (seconds == nil ? 100_000 : Int.max)

@@ -118,6 +118,28 @@ import Testing
                 "\(result.message ?? "")")
     }
 
+    /// Found by `mockchat fuzz --mode inputs` (seed 20261126, input 1370): a `start` with
+    /// port 65536 crashed `mockchat driver` when a client connected (a 16-bit conversion).
+    @Test func referenceDriverRefusesNumbersOutOfRangeInsteadOfCrashing() throws {
+        let inbox = DriverInbox()
+        let server: JSONValue = ["host": "127.0.0.1", "port": 9]
+        let messages: [JSONValue] = [
+            ["type": "start", "id": 1, "server": ["host": "127.0.0.1", "port": 65536]],
+            ["type": "start", "id": 2, "server": server, "clock": ["mode": "virtual", "now": .integer(.max)]],
+            ["type": "start", "id": 3, "server": server],
+            ["type": "advance", "id": 4, "to": .integer(.max)],
+            ["type": "advance", "id": 5, "to": 1_700_000_001_000],
+        ]
+        for message in messages { inbox.push(.message(Array(message.serialized().utf8))) }
+        inbox.push(.closed("done"))
+        let written = Written()
+        let driver = try ReferenceDriver(inbox: inbox, profilesFolder: Package.path("Fixtures/profiles")) { written.add($0) }
+        driver.serve()
+        let replies = written.all.filter { $0["type"]?.stringValue == "reply" }
+        #expect(replies.map { $0["error"]?["code"]?.stringValue } == ["bad-arguments", "bad-arguments", nil, "bad-arguments", nil])
+        #expect(replies.first?["error"]?["message"]?.stringValue == "server.port must be an integer from 0 to 65535, not 65536")
+    }
+
     @Test func referenceDriverAnswersUnknownCommandsWithADefinedError() throws {
         let inbox = DriverInbox()
         let messages: [JSONValue] = [

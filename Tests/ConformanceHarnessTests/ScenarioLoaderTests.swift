@@ -36,6 +36,11 @@ import Testing
     @Test func wrongTypesAreErrors() {
         #expect(problem("seed: many\nsteps:\n  - client: a\n") == "case.yaml:4:1: 'seed' must be an integer")
         #expect(problem("steps:\n  - client: a\n  - advance: soon\n").hasPrefix("case.yaml:6:5: cannot read duration 'soon'"))
+        // Found by `mockchat fuzz --mode inputs` (seed 1): these crashed the loader (Double to Int64).
+        for value in ["1e308", ".inf", "1e999", "1e300s", "-.inf"] {
+            #expect(problem("steps:\n  - client: a\n  - advance: \(value)\n").contains("a duration must be a number from 0 to 31622400 seconds"),
+                    "advance: \(value)")
+        }
         #expect(problem("steps:\n  - client: a\n  - a.network: sideways\n") == "case.yaml:6:5: network: network takes up, down or weak")
     }
 

@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import Foundation
+import MockChatCore
 import ReferenceClient
 
 /// `mockchat driver`: the reference model served over driver protocol v1
@@ -101,11 +102,19 @@ public final class ReferenceDriver {
         guard let host = message["server"]?["host"]?.stringValue, let port = message["server"]?["port"]?.intValue else {
             return .failure(.badArguments("start needs server.host and server.port"))
         }
+        guard (0...65535).contains(port) else {
+            return .failure(.badArguments("server.port must be an integer from 0 to 65535, not \(port)"))
+        }
         discardClients()
         server = SocketAddress(host: host, port: Int(port))
         path = message["server"]?["path"]?.stringValue ?? "/v1/ws"
         let virtual = message["clock"]?["mode"]?.stringValue != "system"
-        let now = Instant(milliseconds: message["clock"]?["now"]?.intValue ?? Instant.virtualEpoch.milliseconds)
+        let milliseconds = message["clock"]?["now"]?.intValue ?? Instant.virtualEpoch.milliseconds
+        guard (0...Int64(BoundedNumber.latestSeconds) * 1000).contains(milliseconds) else {
+            return .failure(.badArguments("clock.now must be Unix milliseconds from 0 to \(Int64(BoundedNumber.latestSeconds) * 1000), "
+                + "not \(milliseconds)"))
+        }
+        let now = Instant(milliseconds: milliseconds)
         do {
             waker.close()
             loop.shutdown()
@@ -119,6 +128,11 @@ public final class ReferenceDriver {
     private func advance(_ message: JSONValue) -> Result<JSONObject, DriverError> {
         guard loop.clock.isVirtual else { return .failure(.unsupported("the clock is the system clock in this scenario")) }
         guard let to = message["to"]?.intValue else { return .failure(.badArguments("advance needs 'to'")) }
+        // As far as a scenario may wait in one step (ScenarioLoader.maxDurationSeconds), checked before any arithmetic.
+        let now = loop.clock.now.milliseconds, longest = Int64(ScenarioLoader.maxDurationSeconds) * 1000
+        guard to <= now || to - now <= longest else {
+            return .failure(.badArguments("'to' may be at most 366 days ahead (\(now + longest)), not \(to)"))
+        }
         let target = Instant(milliseconds: to)
         if message["fire"]?.boolValue == false {
             if let due = loop.clock.nextDeadline, due < target {

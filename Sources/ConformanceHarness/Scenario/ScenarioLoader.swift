@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 import Foundation
 
 /// Reads scenario files and checks them completely before anything runs: every key,
@@ -89,6 +90,12 @@ public enum ScenarioLoader {
         return value
     }
 
+    /// A YAML document as the scenario reader sees it, before any check (for generators
+    /// of scenario files, such as the fuzzer's).
+    public static func document(yaml text: String) throws(ScenarioError) -> JSONValue {
+        try YAMLDocument.parse(text).value
+    }
+
     /// Parses and checks one scenario document.
     public static func load(_ text: String, path: String = "<memory>",
                             ruleBook: RuleBook = .embedded) throws(ScenarioError) -> Scenario {
@@ -103,15 +110,28 @@ public enum ScenarioLoader {
         }
     }
 
-    /// A number of seconds, or a string such as `250ms`, `30s`, `2m`, `1h`.
+    /// The longest duration a scenario may give: 366 days, as the control API's clock advance.
+    public static let maxDurationSeconds = 31_622_400.0
+
+    /// A number of seconds, or a string such as `250ms`, `30s`, `2m`, `1h`, from 0 to
+    /// ``maxDurationSeconds``; checked before it becomes milliseconds.
     public static func duration(_ value: JSONValue) throws(ScenarioError) -> Int64 {
-        if let seconds = value.doubleValue, seconds >= 0 { return Int64((seconds * 1000).rounded()) }
-        guard let text = value.stringValue else { throw ScenarioError("a duration is seconds or a string like 30s") }
-        let units: [(String, Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            if let number = Double(text.dropLast(suffix.count)), number >= 0 { return Int64((number * scale).rounded()) }
+        var seconds = value.doubleValue
+        if seconds == nil, let text = value.stringValue {
+            let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3_600)]
+            if let (suffix, scale) = units.first(where: { text.hasSuffix($0.0) }),
+               let number = Double(text.dropLast(suffix.count)) {
+                seconds = number * scale
+            } else {
+                throw ScenarioError("cannot read duration '\(text)'")
+            }
         }
-        throw ScenarioError("cannot read duration '\(text)'")
+        guard let seconds else { throw ScenarioError("a duration is seconds or a string like 30s") }
+        do {
+            return try BoundedNumber.milliseconds(seconds: seconds, "a duration", in: 0...maxDurationSeconds)
+        } catch {
+            throw ScenarioError(error.description)
+        }
     }
 }
 

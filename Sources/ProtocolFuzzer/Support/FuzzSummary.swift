@@ -25,9 +25,9 @@ public enum FuzzSummary {
         return lines
     }
 
-    public static func wire(_ report: WireFuzzer.Report) -> [String] {
-        var lines = [String(format: "wire: %d inputs on %d connections, %d divergences, %d crashes, %.1f s (%.0f inputs/s)",
-                            report.inputs, report.connections, report.divergences, report.crashes, report.wallSeconds,
+    public static func wire(_ report: WireFuzzer.Report, name: String = "wire") -> [String] {
+        var lines = [String(format: "%@: %d inputs on %d connections, %d divergences, %d crashes, %.1f s (%.0f inputs/s)",
+                            name, report.inputs, report.connections, report.divergences, report.crashes, report.wallSeconds,
                             Double(report.inputs) / max(report.wallSeconds, 0.001))]
         var stages: [String: (inputs: Int, kinds: Int)] = [:]
         for (label, count) in report.inputsByKind {

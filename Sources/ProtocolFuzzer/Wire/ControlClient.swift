@@ -46,6 +46,9 @@ final class ControlClient {
 
     func ping() -> JSONValue { send(["op": "ping"]) }
 
+    /// Ends the connection at once (a new control client takes over).
+    func close() { socket?.drop() }
+
     /// The reply carrying `id`, if it arrived.
     func reply(to id: JSONValue) -> JSONValue? { replies.last { $0["id"] == id } }
 }

@@ -29,7 +29,24 @@ public struct WireFuzzer: Sendable {
         public var deadlineShare = 0.1
         /// Weights of the stages: handshake, frames, message.
         public var handshakeWeight = 20, framesWeight = 20, messageWeight = 60
+        /// Weights of the other ways in (none in wire mode; see ``inputs()``): control API
+        /// requests, recordings, scenario files, driver lines, command lines.
+        public var controlWeight = 0, recordingWeight = 0, scenarioWeight = 0, driverWeight = 0, flagsWeight = 0
+        /// How the inputs read in process are checked (recordings and command lines need
+        /// code above this module).
+        public var surfaces = SurfaceRunner()
+        /// Option names of each `mockchat` subcommand, for command-line inputs.
+        public var commands: [(name: String, options: [String])] = []
         public init() {}
+
+        /// Every way in but the wire: `mockchat fuzz --mode inputs`.
+        public static func inputs() -> Options {
+            var options = Options()
+            (options.handshakeWeight, options.framesWeight, options.messageWeight) = (0, 0, 0)
+            (options.controlWeight, options.recordingWeight, options.scenarioWeight) = (40, 20, 15)
+            (options.driverWeight, options.flagsWeight) = (15, 10)
+            return options
+        }
     }
 
     public struct Report: Sendable {
@@ -89,6 +106,7 @@ public struct WireFuzzer: Sendable {
     public func run(progress: @Sendable (Progress) -> Void = { _ in }) -> Report {
         let started = Stopwatch()
         let jobs = max(1, min(options.jobs, options.inputs))
+        CrashNote.install
         let shared = Mutex((inputs: 0, divergences: 0, crashes: 0))
         let partials = Mutex([Partial](repeating: Partial(), count: jobs))
         DispatchQueue.concurrentPerform(iterations: jobs) { worker in
@@ -142,6 +160,7 @@ public struct WireFuzzer: Sendable {
             return partial
         }
         defer { runner.shutdown() }
+        runner.surfaces = options.surfaces
         if let failure = runner.startControl() {
             partial.crashMessages.append("worker \(worker): \(failure)")
             tally(0, 0, 1)
@@ -152,6 +171,7 @@ public struct WireFuzzer: Sendable {
         while index < options.inputs, options.seconds.map({ started.elapsedSeconds < $0 }) ?? true {
             var random = FuzzRandom(seed: Self.inputSeed(options.seed, index: index))
             let input = make(&random)
+            CrashNote.set(worker, "input \(index) (\(input.label)) of this seed (one of the inputs of the workers running then)")
             let deadlineTest = input.expectation == .silence && random.chance(options.deadlineShare)
             let problems = runner.run(input, deadlineTest: deadlineTest)
             partial.inputs += 1
@@ -193,7 +213,15 @@ public struct WireFuzzer: Sendable {
     /// Picks a stage, then an input of that stage.
     func make(_ random: inout FuzzRandom) -> WireInput {
         var input: WireInput
-        switch random.weighted([(0, options.handshakeWeight), (1, options.framesWeight), (2, options.messageWeight)]) {
+        let surfaces = SurfaceGenerators(commands: options.commands)
+        switch random.weighted([(0, options.handshakeWeight), (1, options.framesWeight), (2, options.messageWeight),
+                                (3, options.controlWeight), (4, options.recordingWeight), (5, options.scenarioWeight),
+                                (6, options.driverWeight), (7, options.commands.isEmpty ? 0 : options.flagsWeight)]) {
+        case 3: return ControlGenerator().generate(&random)
+        case 4: return surfaces.recording(&random)
+        case 5: return surfaces.scenario(&random)
+        case 6: return surfaces.driverLines(&random)
+        case 7: return surfaces.flags(&random)
         case 0:
             var generator = HandshakeGenerator()
             input = generator.generate(&random)

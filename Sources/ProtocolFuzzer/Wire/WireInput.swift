@@ -1,6 +1,6 @@
 import ChatProtocol
 
-/// One input of wire mode and the answer it must get.
+/// One input of the campaign (wire mode, or the other ways in) and the answer it must get.
 struct WireInput: Sendable {
     /// Where the bytes go.
     enum Stage: String, Sendable {
@@ -10,6 +10,16 @@ struct WireInput: Sendable {
         case frames
         /// As a text message on the long-lived session connection.
         case message
+        /// As a control API request (method, path, headers and body) on a fresh connection.
+        case control
+        /// As the text of a recording for `scenarios from-trace`, read in process.
+        case recording
+        /// As the text of a scenario file, loaded (and sometimes run) in process.
+        case scenario
+        /// As lines from a harness to `mockchat driver`'s reference model, in process.
+        case driverLine
+        /// As a command line, one argument per line, parsed by `mockchat`'s commands in process.
+        case flags
     }
 
     /// What a message means, for the ``RequestOracle``.

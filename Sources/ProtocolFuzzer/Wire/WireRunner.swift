@@ -27,6 +27,8 @@ final class WireRunner {
     private var masks: FuzzRandom
     /// TCP connections opened by inputs.
     private(set) var connections = 0
+    /// Checks of the inputs read in process.
+    var surfaces = SurfaceRunner()
 
     init(seed: UInt64, roster: Roster) throws {
         loop = try EventLoop(clockMode: .virtual(start: .virtualEpoch))
@@ -47,6 +49,14 @@ final class WireRunner {
 
     /// Connects and logs in the control client; nil when it worked.
     func startControl() -> String? {
+        restartControl()
+    }
+
+    /// Connects and logs in a new control client, closing the old one; nil when it worked.
+    func restartControl() -> String? {
+        closeSession()
+        control?.close()
+        loop.settle()
         control = ControlClient(loop: loop, server: server.address, seed: masks.fork())
         loop.settle()
         guard control.isOpen else { return "the control client cannot connect" }
@@ -92,17 +102,19 @@ final class WireRunner {
         case .handshake: return runHandshake(input, deadlineTest: deadlineTest)
         case .frames: return runFrames(input)
         case .message: return runMessage(input)
+        case .control: return runControl(input)
+        case .recording, .scenario, .driverLine, .flags: return surfaces.run(input)
         }
     }
 
-    private func connect() -> RawClient? {
+    func connect() -> RawClient? {
         let client = RawClient(loop: loop, server: server.address)
         connections += 1
         loop.settle()
         return client.isConnected ? client : nil
     }
 
-    private func deliver(_ bytes: [UInt8], to client: RawClient, oneByteAtATime: Bool) -> Bool {
+    func deliver(_ bytes: [UInt8], to client: RawClient, oneByteAtATime: Bool) -> Bool {
         if oneByteAtATime {
             for byte in bytes {
                 client.write([byte])

@@ -1,0 +1,94 @@
+import ChatProtocol
+import ConformanceHarness
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs the inputs read in process and says what went wrong: each must be refused with
+/// a message or taken, within ``deadlineSeconds`` of wall time. A crash ends the run
+/// (the campaign's crash note names the input).
+public struct SurfaceRunner: Sendable {
+    /// Parses a command line as `mockchat` would; the refusal's message, or nil when it parsed.
+    public var parseFlags: (@Sendable ([String]) -> String?)?
+    /// Reads a recording as `scenarios from-trace` does; what went wrong (a refusal
+    /// without a line, a written scenario that does not load).
+    public var readRecording: (@Sendable (String) -> [String])?
+    /// Wall-clock seconds an input may take before it counts as a hang.
+    var deadlineSeconds = 20.0
+    /// Share of loaded scenario files that are also run.
+    var runShare = 0.25
+
+    public init() {}
+
+    func run(_ input: WireInput) -> [String] {
+        let text = String(decoding: input.bytes, as: UTF8.self)
+        let outcome = Mutex<[String]>([])
+        let finished = Self.within(deadlineSeconds) { [self] in
+            let problems: [String] = switch input.stage {
+            case .recording: readRecording?(text) ?? []
+            case .scenario: scenario(text, run: Self.decides(input.bytes, share: runShare))
+            case .driverLine: driverLines(text)
+            default: flags(text)
+            }
+            outcome.withLock { $0 = problems }
+        }
+        return finished ? outcome.withLock { $0 } : ["no answer within \(Int(deadlineSeconds)) s (a hang)"]
+    }
+
+    /// `mockchat test FILE`: a file is refused with a message or loads; one that loads may run.
+    private func scenario(_ text: String, run: Bool) -> [String] {
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioLoader.load(text, path: "fuzz.yaml")
+        } catch {
+            return error.message.isEmpty ? ["refused without a message"] : []
+        }
+        guard run else { return [] }
+        _ = ScenarioRunner(options: CatalogueRunner.Options()).run(scenario)
+        return []
+    }
+
+    /// `mockchat driver`: every line gets its answer, and the driver ends when its input does.
+    private func driverLines(_ text: String) -> [String] {
+        let inbox = DriverInbox()
+        let written = Mutex<[JSONValue]>([])
+        let driver: ReferenceDriver
+        do {
+            driver = try ReferenceDriver(inbox: inbox) { message in written.withLock { $0.append(message) } }
+        } catch {
+            return ["the reference driver cannot start: \(error)"]
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines { inbox.push(.message(Array(line.utf8))) }
+        inbox.push(.closed("input ended"))
+        driver.serve()
+        let replies = written.withLock { $0 }.filter { $0["type"]?.stringValue == "reply" || $0["type"]?.stringValue == "error" }
+        return replies.count == lines.count ? [] : ["\(lines.count) lines got \(replies.count) replies or errors"]
+    }
+
+    /// `mockchat ARGUMENTS`: parsed, or refused with a message.
+    private func flags(_ text: String) -> [String] {
+        guard let parseFlags else { return [] }
+        let message = parseFlags(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        return message?.isEmpty == true ? ["refused without a message"] : []
+    }
+
+    /// Whether an input's bytes pick the rarer branch (the same bytes, the same choice).
+    private static func decides(_ bytes: [UInt8], share: Double) -> Bool {
+        var hash: UInt64 = 1469598103934665603
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 1099511628211 }
+        return Double(hash % 1000) < share * 1000
+    }
+
+    /// Runs `body` on a thread of its own; false when it did not finish in time (it is left running).
+    private static func within(_ seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+}
