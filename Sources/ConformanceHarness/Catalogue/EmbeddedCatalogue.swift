@@ -1236,7 +1236,7 @@ steps:
   - expect: { server.online: [], a.connectAttempts: { at: [0], exact: true }, rules: [connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init] }
   - a.init: {}
   - expect:
-      rules: [connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init]
+      rules: [connection.init-reconnects-saved-user, connection.relaunch-forgets-process-state, connection.relaunch-waits-for-init]
       a.status: connected
       a.loggedInUser: alice
       a.connectAttempts: { at: [0, 15], exact: true }
@@ -1264,7 +1264,7 @@ steps:
       server.online: []
   - a.init: {}
   - expect:
-      rules: [connection.relaunch-waits-for-init, connection.relaunch-forgets-process-state]
+      rules: [connection.init-reconnects-saved-user, connection.relaunch-waits-for-init, connection.relaunch-forgets-process-state]
       a.status: connected
       a.connectAttempts: { at: [0, 5], exact: true }
 """##),
@@ -1745,13 +1745,13 @@ steps:
   - a.init: { autoEstablishSocketConnection: false }
   - advance: 5m
   - expect:
-      rule: connection.relaunch-forgets-process-state
+      rules: [connection.relaunch-manual-waits-connect, connection.relaunch-forgets-process-state]
       a.status: disconnected
       a.loggedInUser: alice
       a.connectAttempts: { at: [0], exact: true }
       server.online: []
   - a.connect: {}
-  - expect: { a.status: connected, server.online: [alice], rule: connection.relaunch-forgets-process-state }
+  - expect: { a.status: connected, server.online: [alice], rules: [connection.relaunch-manual-waits-connect, connection.connect-opens-socket] }
 """##),
         ("connection/wire-login-deadline.yaml", ##"""
 id: connection/wire/login-deadline-closes-4010
@@ -2589,7 +2589,7 @@ steps:
   - c.addUserListener: main
   - c.login: carol
   - c.getUser: mallory
-  - expect: { rule: presence.blocked-still-seen, c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } } }
+  - expect: { rule: presence.blocked-flags-per-viewer, c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } } }
   - advance: 1s
   - wire: m
   - m.login: { uid: mallory }
@@ -2598,6 +2598,11 @@ steps:
   - c.getUser: mallory
   - expect:
       rule: presence.blocked-still-seen
+      c.received:
+        - { event: online, uid: mallory, at: 1, count: 1 }
+        - { event: offline, uid: mallory, at: 2, count: 1 }
+  - expect:
+      rule: presence.blocked-flags-per-viewer
       c.result: { user: { uid: mallory, status: offline, blockedByMe: true, hasBlockedMe: false } }
       c.received:
         - { event: online, uid: mallory, at: 1, blockedByMe: true, hasBlockedMe: false, count: 1 }
@@ -2624,6 +2629,15 @@ steps:
   - j.logout: {}
   - expect:
       rule: presence.blocked-still-seen
+      i.received:
+        - { event: online, uid: judy, at: 1, count: 1 }
+        - { event: offline, uid: judy, at: 3, count: 0 }
+        - { count: 1 }
+      j.received:
+        - { event: offline, uid: ivan, at: 2, count: 1 }
+        - { count: 1 }
+  - expect:
+      rule: presence.blocked-flags-per-viewer
       i.received:
         - { event: online, uid: judy, at: 1, blockedByMe: true, hasBlockedMe: false, count: 1 }
         - { event: offline, uid: judy, at: 3, count: 0 }
@@ -2652,12 +2666,17 @@ steps:
   - c.login: carol
   - expect:
       rules: [presence.blocked-still-seen, presence.no-self-events]
+      m.received: { event: online, uid: carol, count: 1 }
+      d.received: { event: online, uid: carol, count: 1 }
+      c.received: { event: online, count: 0 }
+  - expect:
+      rule: presence.blocked-flags-per-viewer
       m.received: { event: online, uid: carol, hasBlockedMe: true, blockedByMe: false, count: 1 }
       d.received: { event: online, uid: carol, hasBlockedMe: false, blockedByMe: false, count: 1 }
-      c.received: { event: online, count: 0 }
   - m.logout: {}
+  - expect: { c.received: { event: offline, uid: mallory, count: 1 }, rule: presence.blocked-still-seen }
   - expect:
-      rule: presence.blocked-still-seen
+      rule: presence.blocked-flags-per-viewer
       c.received: { event: offline, uid: mallory, hasBlockedMe: false, blockedByMe: true, count: 1 }
 """##),
         ("presence/events-no-self.yaml", ##"""
@@ -2962,13 +2981,13 @@ steps:
   - a.login: alice
   - wire: erin
   - erin.login: { uid: erin }
-  - expect: { a.received: { uid: erin, count: 0 }, rule: connection.relaunch-forgets-process-state }
+  - expect: { a.received: { uid: erin, count: 0 }, rule: presence.friends-only }
   - a.relaunch: {}
   - a.init: { presence: all }
   - a.addUserListener: main
   - wire: grace
   - grace.login: { uid: grace }
-  - expect: { a.received: { event: online, uid: grace, count: 1 }, rule: connection.relaunch-forgets-process-state }
+  - expect: { a.received: { event: online, uid: grace, count: 1 }, rules: [presence.subscription-per-session, connection.relaunch-forgets-process-state] }
 """##),
         ("presence/subscription-roles.yaml", ##"""
 id: presence/subscription/roles
@@ -3428,7 +3447,7 @@ steps:
   - a.network: down
   - advance: 10m
   - expect:
-      rules: [reconnection.status-disconnected-while-paused, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
+      rules: [reconnection.no-network-pauses, reconnection.status-disconnected-while-paused, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.status: disconnected
       a.connectAttempts: { at: [0, 10.05, 10.3, 10.8, 11.8, 13.8, 17.8, 25.8, 41.8, 73.8, 137.8], exact: true }
   - server.clearFaults: {}
@@ -3437,7 +3456,7 @@ steps:
   - expect: { a.status: connecting }
   - advance: 1ms
   - expect:
-      rules: [reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
+      rules: [reconnection.no-network-pauses, reconnection.network-change-waits-first-interval, reconnection.backoff-schedule]
       a.status: connected
       a.connectAttempts: { at: [750.05], after: 150, exact: true }
       server.online: [alice]
@@ -3463,7 +3482,7 @@ steps:
   - a.foreground: {}
   - advance: 2s
   - expect:
-      rules: [reconnection.foreground-tries-at-once, background.waiting-loop-stops, background.no-reconnect-in-background, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
+      rules: [reconnection.reset-on-foreground, reconnection.foreground-tries-at-once, background.waiting-loop-stops, background.no-reconnect-in-background, reconnection.backoff-schedule, reconnection.status-connecting-during-backoff]
       a.status: connecting
       a.connectAttempts: { at: [160, 160.05, 160.3, 160.8, 161.8], after: 150, exact: true }
 """##),
@@ -3816,14 +3835,14 @@ steps:
   - m.login: mallory
   - m.fetchNext: { request: online, limit: 30, status: online }
   - expect:
-      rule: users.list-order-and-content
+      rules: [presence.blocked-flags-per-viewer, users.list-order-and-content]
       m.result: { uids: [carol, mallory], "users[0].hasBlockedMe": true, "users[0].blockedByMe": false }
   - client: c
   - c.init: {}
   - c.login: carol
   - c.fetchNext: { request: online, limit: 30, status: online }
   - expect:
-      rule: users.list-order-and-content
+      rules: [presence.blocked-flags-per-viewer, users.list-order-and-content]
       c.result: { uids: [carol, mallory], "users[1].blockedByMe": true, "users[1].hasBlockedMe": false }
 """##),
         ("users/list-default.yaml", ##"""
@@ -3857,7 +3876,7 @@ steps:
     expect_error: ERR_INVALID_LIMIT
   - expect: { a.status: connected, server.sent: { to: alice, error: ERR_INVALID_LIMIT, count: 3 }, rule: users.limit-checked-by-server }
   - a.fetchNext: { request: one, limit: 1 }
-  - expect: { a.result: { uids: [alice], next: "after:alice" }, rule: users.list-order-and-content }
+  - expect: { a.result: { uids: [alice], next: "after:alice" }, rules: [users.list-paging, users.list-order-and-content] }
   - a.fetchNext: { request: hundred, limit: 100 }
   - expect:
       rule: users.list-order-and-content
@@ -3926,15 +3945,15 @@ steps:
   - a.init: {}
   - a.login: alice
   - a.fetchNext: { request: offline-list, limit: 4, status: offline }
-  - expect: { a.result: { uids: [bob, carol, erin, frank], next: "after:frank" }, rules: [users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
+  - expect: { a.result: { uids: [bob, carol, erin, frank], next: "after:frank" }, rules: [users.list-paging, users.list-status-filter, users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { request: online-list, limit: 2, status: online }
-  - expect: { a.result: { uids: [alice, dave], next: "after:dave" }, rules: [users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
+  - expect: { a.result: { uids: [alice, dave], next: "after:dave" }, rules: [users.list-paging, users.list-status-filter, users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { request: offline-list, limit: 4, status: offline }
-  - expect: { a.result: { uids: [grace, heidi, judy, mallory], next: "after:mallory" }, rules: [users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
+  - expect: { a.result: { uids: [grace, heidi, judy, mallory], next: "after:mallory" }, rules: [users.list-paging, users.list-status-filter, users.request-keeps-parameters, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { request: online-list, limit: 2, status: online }
-  - expect: { a.result: { uids: [ivan], next: null }, rules: [users.request-keeps-parameters, users.list-order-and-content] }
+  - expect: { a.result: { uids: [ivan], next: null }, rules: [users.list-paging, users.list-status-filter, users.request-keeps-parameters, users.list-order-and-content] }
   - a.fetchNext: { request: offline-list, limit: 4, status: offline }
-  - expect: { a.result: { uids: [oscar, peggy, trent], next: null }, rules: [users.request-keeps-parameters, users.list-order-and-content] }
+  - expect: { a.result: { uids: [oscar, peggy, trent], next: null }, rules: [users.list-paging, users.list-status-filter, users.request-keeps-parameters, users.list-order-and-content] }
 """##),
         ("users/list-paging.yaml", ##"""
 id: users/list/paging
@@ -3946,11 +3965,11 @@ steps:
   - a.init: {}
   - a.login: alice
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [alice, bob, carol, dave, erin], next: "after:erin" }, rules: [users.list-order-and-content, server.cursor-format] }
+  - expect: { a.result: { uids: [alice, bob, carol, dave, erin], next: "after:erin" }, rules: [users.list-paging, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [frank, grace, heidi, ivan, judy], next: "after:judy" }, rules: [users.list-order-and-content, server.cursor-format] }
+  - expect: { a.result: { uids: [frank, grace, heidi, ivan, judy], next: "after:judy" }, rules: [users.list-paging, users.list-order-and-content, server.cursor-format] }
   - a.fetchNext: { limit: 5 }
-  - expect: { a.result: { uids: [mallory, oscar, peggy, trent], next: null }, rule: users.list-order-and-content }
+  - expect: { a.result: { uids: [mallory, oscar, peggy, trent], next: null }, rules: [users.list-paging, users.list-order-and-content] }
   - a.fetchNext: { limit: 5 }
   - expect: { a.result: { uids: [], next: null }, rules: [users.exhausted-request, users.list-order-and-content] }
 """##),
@@ -3968,7 +3987,7 @@ steps:
   - a.fetchNext: { request: big, limit: 2 }
     expect_error: ERR_INVALID_LIMIT
   - a.fetchNext: { request: small, limit: 2 }
-  - expect: { a.result: { uids: [alice, bob], next: "after:bob" }, rule: users.request-keeps-parameters }
+  - expect: { a.result: { uids: [alice, bob], next: "after:bob" }, rules: [users.list-paging, users.request-keeps-parameters] }
   - a.logout: {}
   - a.login: alice
   - a.fetchNext: { request: big, limit: 2 }

@@ -723,7 +723,7 @@ rules:
   - id: connection.listener-event-per-change
     level: decision
     text: Each registered connection listener is told each status change exactly once, in order (connecting, connected, disconnected, kicked); a call that changes nothing tells nothing.
-    source: "decision: 002 points at Connection Status for the events without describing them; one event per change per listener is the least an app can count on"
+    source: "decision: no seed describes the connection listener: 000 and 002 only link to a Connection Status page that is not among them, and 000's connect()/disconnect() callbacks are per call; one event per change per listener is the least an app can count on"
     feature: connection/listeners
   - id: connection.listener-ids
     level: decision
@@ -936,9 +936,9 @@ rules:
     source: "004_376028ecd0ea17fe.txt, Stop Listening for Presence"
     feature: presence/listeners
   - id: presence.listener-once-per-event
-    level: decision
+    level: documented
     text: Each registered user listener gets each presence event exactly once; with no listener, nothing is called.
-    source: "decision: 004 shows one delegate; several listeners each hear the event once, a duplicate would make an app count a user twice"
+    source: "004_376028ecd0ea17fe.txt, Start Listening for Presence (events waiting: onUserOnline and onUserOffline fire when a subscribed user comes online or goes offline, so once per change for each delegate)"
     feature: presence/listeners
   - id: presence.online-user-object
     level: documented
@@ -957,9 +957,9 @@ rules:
     feature: presence/events
     decision: D19
   - id: presence.offline-last-active-at
-    level: decision
+    level: documented
     text: When the user's last connection ends, however it ends (logout, close, drop, idle timeout), subscribers get onUserOffline with lastActiveAt = that moment.
-    source: "decision: 004 says lastActiveAt is the last time the user was online; the moment the last connection ended is that time"
+    source: "004_376028ecd0ea17fe.txt, User List Presence (lastActiveAt of an offline user is when they were last online) and CometChatUserDelegate (onUserOffline payload carries lastActiveAt); the moment the last connection ended is that time"
     feature: presence/events
   - id: presence.no-self-events
     level: decision
@@ -1067,9 +1067,9 @@ rules:
     feature: reconnection/backoff
     decision: D7
   - id: reconnection.reset-after-success
-    level: decision
+    level: documented
     text: A successful connection ends the round; the next loss starts again from the first wait.
-    source: "decision: 003 names two resets but a schedule that kept its position across connections would make a second outage wait far longer than the first for no documented reason"
+    source: "003_679c9ad3fd31654b.txt, Automatic reconnection and Reconnection intervals (the intervals are those of the attempts made once an established connection drops, so each new drop begins the list again at 0.05 s)"
     feature: reconnection/backoff
   - id: reconnection.status-connecting-during-backoff
     level: decision
