@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 
 /// A user as the directory stores it: the profile of 004 plus relations.
 public struct UserRecord: Sendable, Equatable {
@@ -42,7 +43,12 @@ public struct UserRecord: Sendable, Equatable {
         func number(_ key: String) throws(FixtureError) -> Double {
             guard let value = object[key], !value.isNull else { return 0 }
             guard let number = value.doubleValue else { throw FixtureError("user \(uid): '\(key)' must be a number") }
-            return number
+            // An instant in seconds: checked here, since presence and last-seen texts convert it.
+            do {
+                return try BoundedNumber.check(number, "'\(key)'", in: 0...BoundedNumber.latestSeconds, unit: "seconds")
+            } catch {
+                throw FixtureError("user \(uid): \(error)")
+            }
         }
         self.uid = uid
         name = try string("name")
