@@ -123,7 +123,7 @@ import Testing
     /// A difference counts by the levels of the rules the model cited at that action.
     @Test func aDifferenceIsClassifiedByTheLevelsOfTheCitedRules() {
         let book = RuleBook.embedded
-        let documented = "connection.login-opens-socket", decision = "reconnection.reset-after-success"
+        let documented = "connection.login-opens-socket", decision = "reconnection.status-connecting-during-backoff"
         #expect(book.rule(documented)?.level == .documented && book.rule(decision)?.level == .decision)
         func level(_ rules: [String], waived: Set<String> = [], badDriver: Bool = false) -> DifferenceLevel {
             DifferenceLevel.of(rules: rules, badDriver: badDriver, book: book, waived: waived)
