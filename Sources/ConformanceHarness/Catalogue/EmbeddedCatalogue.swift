@@ -20,10 +20,12 @@ steps:
   - expect: { a.status: connected }
   - a.didBackground: {}
   - expect:
-      rules: [background.close-code, presence.offline-last-active-at, connection.listener-event-per-change]
+      rules: [background.close-code, connection.listener-event-per-change]
       a.status: disconnected
       a.connectionEvents: [connecting, connected, disconnected]
       server.closed: { uid: alice, code: $backgroundCloseCode, at: 5 }
+  - expect:
+      rule: presence.offline-last-active-at
       server.online: [carol]
       watcher.frames: { event: user.offline, user.uid: alice, at: 5 }
 """##),
