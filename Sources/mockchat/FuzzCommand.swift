@@ -94,6 +94,21 @@ struct FuzzCommand: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
     }
 
+    /// Runs one wire campaign (frames or other inputs) with `--jobs`, its progress on one line.
+    private func runWire(_ options: WireFuzzer.Options, label: String, findings: String,
+                         progress: ProgressLine) -> WireFuzzer.Report {
+        var options = options
+        if let jobs { options.jobs = jobs }
+        let report = WireFuzzer(options: options).run { snapshot in
+            let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
+            let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
+            progress.update(String(format: "%@: %d%@ inputs, %.0f inputs/s, %d %@, %d crashes",
+                                   label, snapshot.inputs, target, rate, snapshot.divergences, findings, snapshot.crashes))
+        }
+        progress.keepLastState()
+        return report
+    }
+
     func run() throws {
         let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
         if sdk != nil || sdkListen != nil { return try runSDK(seed: seed) }
@@ -110,14 +125,7 @@ struct FuzzCommand: ParsableCommand {
             options.seed = seed
             options.inputs = inputs ?? (seconds == nil ? 20_000 : Int.max)
             options.seconds = seconds
-            if let jobs { options.jobs = jobs }
-            let report = WireFuzzer(options: options).run { snapshot in
-                let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
-                let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
-                progress.update(String(format: "inputs: %d%@ inputs, %.0f inputs/s, %d findings, %d crashes",
-                                       snapshot.inputs, target, rate, snapshot.divergences, snapshot.crashes))
-            }
-            progress.keepLastState()
+            let report = runWire(options, label: "inputs", findings: "findings", progress: progress)
             lines += FuzzSummary.wire(report, name: "inputs")
             failed = report.divergences > 0 || report.crashes > 0
         }
@@ -145,14 +153,7 @@ struct FuzzCommand: ParsableCommand {
             options.seed = seed
             options.inputs = inputs ?? (seconds == nil ? 100_000 : Int.max)
             if let seconds { options.seconds = max(1, seconds - Date().timeIntervalSince(started)) }
-            if let jobs { options.jobs = jobs }
-            let report = WireFuzzer(options: options).run { snapshot in
-                let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
-                let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
-                progress.update(String(format: "wire: %d%@ inputs, %.0f inputs/s, %d divergences, %d crashes",
-                                       snapshot.inputs, target, rate, snapshot.divergences, snapshot.crashes))
-            }
-            progress.keepLastState()
+            let report = runWire(options, label: "wire", findings: "divergences", progress: progress)
             wireReport = report
             failed = failed || report.divergences > 0 || report.crashes > 0
         }
