@@ -58,13 +58,7 @@ struct MatrixCommand: ParsableCommand {
     }
 
     func run() throws {
-        let plan: TestPlan
-        do {
-            plan = try TestPlan.make(paths: paths, filter: filter, expectedFailuresFile: nil)
-        } catch {
-            FileHandle.standardError.write(Data("mockchat matrix: \(error.description)\n".utf8))
-            throw ExitCode(1)
-        }
+        let plan = try TestPlan.forCommand("matrix", paths: paths, filter: filter)
         signal(SIGPIPE, SIG_IGN)
         var entries = try sdks.map { entry in
             let (name, command) = try Self.split(entry)

@@ -94,13 +94,7 @@ struct TestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let plan: TestPlan
-        do {
-            plan = try TestPlan.make(paths: paths, filter: filter, expectedFailuresFile: expectedFailures)
-        } catch {
-            FileHandle.standardError.write(Data("mockchat test: \(error.description)\n".utf8))
-            throw ExitCode(1)
-        }
+        let plan = try TestPlan.forCommand("test", paths: paths, filter: filter, expectedFailuresFile: expectedFailures)
         if list {
             print(["id", "file", "rules", "title"].joined(separator: "\t"))
             for scenario in plan.scenarios {
