@@ -121,7 +121,6 @@ import Testing
     /// Found by `mockchat fuzz --mode inputs` (seed 20261126, input 1370): a `start` with
     /// port 65536 crashed `mockchat driver` when a client connected (a 16-bit conversion).
     @Test func referenceDriverRefusesNumbersOutOfRangeInsteadOfCrashing() throws {
-        let inbox = DriverInbox()
         let server: JSONValue = ["host": "127.0.0.1", "port": 9]
         let messages: [JSONValue] = [
             ["type": "start", "id": 1, "server": ["host": "127.0.0.1", "port": 65536]],
@@ -130,18 +129,23 @@ import Testing
             ["type": "advance", "id": 4, "to": .integer(.max)],
             ["type": "advance", "id": 5, "to": 1_700_000_001_000],
         ]
+        let replies = try Self.serveReferenceDriver(messages).replies
+        #expect(replies.map { $0["error"]?["code"]?.stringValue } == ["bad-arguments", "bad-arguments", nil, "bad-arguments", nil])
+        #expect(replies.first?["error"]?["message"]?.stringValue == "server.port must be an integer from 0 to 65535, not 65536")
+    }
+
+    /// Feeds `messages` to the reference driver until its input ends; what it wrote, and its replies.
+    static func serveReferenceDriver(_ messages: [JSONValue]) throws -> (written: [JSONValue], replies: [JSONValue]) {
+        let inbox = DriverInbox()
         for message in messages { inbox.push(.message(Array(message.serialized().utf8))) }
         inbox.push(.closed("done"))
         let written = Written()
         let driver = try ReferenceDriver(inbox: inbox, profilesFolder: Package.path("Fixtures/profiles")) { written.add($0) }
         driver.serve()
-        let replies = written.all.filter { $0["type"]?.stringValue == "reply" }
-        #expect(replies.map { $0["error"]?["code"]?.stringValue } == ["bad-arguments", "bad-arguments", nil, "bad-arguments", nil])
-        #expect(replies.first?["error"]?["message"]?.stringValue == "server.port must be an integer from 0 to 65535, not 65536")
+        return (written.all, written.all.filter { $0["type"]?.stringValue == "reply" })
     }
 
     @Test func referenceDriverAnswersUnknownCommandsWithADefinedError() throws {
-        let inbox = DriverInbox()
         let messages: [JSONValue] = [
             ["type": "teleport", "id": 1],
             ["type": "command", "id": 2, "client": "a", "command": "teleport", "args": [:]],
@@ -149,13 +153,8 @@ import Testing
             ["type": "command", "id": 4, "client": "a", "command": "teleport", "args": [:]],
             ["type": "command", "id": 5, "client": "a", "command": "getUser", "args": [:]],
         ]
-        for message in messages { inbox.push(.message(Array(message.serialized().utf8))) }
-        inbox.push(.closed("done"))
-        let written = Written()
-        let driver = try ReferenceDriver(inbox: inbox, profilesFolder: Package.path("Fixtures/profiles")) { written.add($0) }
-        driver.serve()
-        let replies = written.all.filter { $0["type"]?.stringValue == "reply" }
-        #expect(written.all.first?["type"]?.stringValue == "hello")
+        let (written, replies) = try Self.serveReferenceDriver(messages)
+        #expect(written.first?["type"]?.stringValue == "hello")
         #expect(replies.map { $0["error"]?["code"]?.stringValue } ==
                 ["unknown-command", "unknown-client", nil, "unknown-command", "bad-arguments"])
     }
