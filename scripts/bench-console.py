@@ -36,6 +36,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from devtools import DevTools, start_chromium  # noqa: E402
 
 
+def settled_trace_seq(port):
+    """The trace's last sequence number once the server has handled all it was sent."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/control/settle", data=b"", timeout=5) as response:
+        return json.load(response)["traceSeq"]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -142,7 +148,9 @@ async def run(mockchat, setup, args, out, index):
             async with DevTools(page_url) as page:
                 await page.until("document.getElementById('stream-status')?.textContent === 'live'", "a live stream")
                 report = bench(mockchat, port, server.pid, args, report_path)
-                await asyncio.sleep(1)
+                server_seq = settled_trace_seq(port)
+                await page.until(f"window.mockchatConsole.lastSeq() >= {server_seq}",
+                                 f"the stream reaching entry {server_seq}")
                 page_stats = await page.eval("""({received: window.mockchatConsole.entries.length,
                     lastSeq: window.mockchatConsole.lastSeq(), skipped: window.mockchatConsole.skipped()})""")
         else:
@@ -154,8 +162,7 @@ async def run(mockchat, setup, args, out, index):
             report = bench(mockchat, port, server.pid, args, report_path)
             if counted is not None:
                 page_stats["streamedMiB"] = round(counted["bytes"] / (1 << 20), 1)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/control/settle", data=b"", timeout=5) as response:
-            page_stats["serverLastSeq"] = json.load(response)["traceSeq"]
+        page_stats["serverLastSeq"] = settled_trace_seq(port)
         page_stats["rssMiB"] = rss_mib(server.pid)
     finally:
         if viewer:
