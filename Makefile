@@ -6,7 +6,7 @@ MOCKCHAT = .build/debug/mockchat
 export MOCKCHAT_COMMIT ?= $(shell scripts/build-commit)
 
 .PHONY: bootstrap build run test unit-tests protocol-smoke scenarios driver-scenarios python-sdk-tests python-package-tests python-sdk-scenarios \
-	python-sdk-mutations python-sdk-mutation-smoke js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations matrix matrix-browser fixtures fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
+	python-sdk-mutations python-sdk-mutation-smoke js-sdk-tests js-sdk-scenarios js-sdk-browser js-sdk-mutations matrix matrix-browser fuzz-targets fuzz-run fuzz-smoke sdk-fuzz-smoke test-asan test-tsan bench-smoke \
 	bench-compare bench-cluster cli-smoke html-report-check cluster-test cluster-outage-30 replay-smoke
 .PHONY: dist deb dist-check container-check action-check
 
@@ -138,10 +138,6 @@ container-check:
 ## action.yml's shell steps run here against the tarball: serve, test, test --sdk.
 action-check:
 	python3 scripts/action-check.py $$(ls dist/mockchat-*-linux-$$(uname -m).tar.gz | sort -V | tail -1)
-
-## Regenerate the fixtures compiled into the server after editing Fixtures/*.json.
-fixtures:
-	scripts/embed-fixtures
 
 ## libFuzzer targets (HTTP upgrade parser, message decoder) built with AddressSanitizer.
 fuzz-targets: bootstrap

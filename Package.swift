@@ -48,16 +48,19 @@ let package = Package(
         .target(name: "CSystemMemory"),
         // The only code that touches libuv, wslay and hiredis.
         .target(name: "EventLoop", dependencies: ["MockChatCore", "WireKit", "CLibUV", "CWslay"]),
-        // Presence engine, sessions, device policy, control API, trace.
+        // Presence engine, sessions, device policy, control API, trace; the fixtures and the
+        // web console compiled in by the EmbedFixtures plugin.
         .target(name: "MockChatServer", dependencies: [
             "MockChatCore", "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
-        ]),
-        // The documented SDK as a state machine plus a driver over a real WebSocket.
-        .target(name: "ReferenceClient", dependencies: ["MockChatCore", "ChatProtocol", "EventLoop", "Yams"]),
-        // Scenario files, runner, assertions, reporters.
+        ], plugins: ["EmbedFixtures"]),
+        // The documented SDK as a state machine plus a driver over a real WebSocket; the
+        // profiles compiled in.
+        .target(name: "ReferenceClient", dependencies: ["MockChatCore", "ChatProtocol", "EventLoop", "Yams"],
+                plugins: ["EmbedFixtures"]),
+        // Scenario files, runner, assertions, reporters; the catalogue and the rule book compiled in.
         .target(name: "ConformanceHarness", dependencies: [
             "MockChatCore", "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "WireKit", "Yams",
-        ]),
+        ], plugins: ["EmbedFixtures"]),
         // `mockchat fuzz`: random histories checked against an independent model, and wire junk.
         .target(name: "ProtocolFuzzer", dependencies: [
             "MockChatCore", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
@@ -74,6 +77,10 @@ let package = Package(
         .target(name: "MockChatTesting", dependencies: ["MockChatServer", "EventLoop", "ChatProtocol", "WireKit"]),
         // `mockchat matrix`: the catalogue through several SDKs, and the table of their verdicts.
         .target(name: "ConformanceMatrix", dependencies: ["MockChatCore", "ConformanceHarness", "ChatProtocol"]),
+        // Fixtures/ and Console/ compiled into the targets that carry them, at build time
+        // (Plugins/EmbedFixtures runs FileEmbedder), so no generated copy is kept in git.
+        .executableTarget(name: "FileEmbedder"),
+        .plugin(name: "EmbedFixtures", capability: .buildTool(), dependencies: ["FileEmbedder"]),
         .executableTarget(name: "mockchat", dependencies: [
             "MockChatServer", "ConformanceHarness", "ConformanceMatrix", "ProtocolFuzzer", "TraceReplay", "LoadGenerator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

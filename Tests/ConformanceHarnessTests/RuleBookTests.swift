@@ -84,15 +84,16 @@ import Testing
         }
     }
 
-    /// The copy compiled into the binary must match Fixtures/spec (run scripts/embed-fixtures).
+    /// The copy compiled into the binary must match Fixtures/spec: the EmbedFixtures plugin
+    /// copies every file at build time, each without its last line break.
     @Test func builtInRuleBookMatchesFixturesAndLoads() throws {
         let folder = Package.path("Fixtures/spec")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
         let embedded = Dictionary(uniqueKeysWithValues: EmbeddedRuleBook.files.map { ($0.path, $0.text) })
-        #expect(Set(files) == Set(embedded.keys), "run scripts/embed-fixtures")
+        #expect(Set(files) == Set(embedded.keys), "the EmbedFixtures plugin missed or added a file")
         for file in files {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-            #expect(embedded[file] == text.trimmingTrailingNewline, "\(file) differs from the built-in copy: run scripts/embed-fixtures")
+            #expect(embedded[file] == text.trimmingTrailingNewline, "\(file) differs from the built-in copy")
         }
         #expect(!RuleBook.embedded.rules.isEmpty)
     }

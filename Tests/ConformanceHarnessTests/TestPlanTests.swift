@@ -73,7 +73,8 @@ import Testing
         #expect(result.verdict == .passed, "\(result.message ?? "")")
     }
 
-    /// The copies compiled into the binary must match Fixtures/ (run scripts/embed-fixtures).
+    /// The copies compiled into the binary must match Fixtures/: the EmbedFixtures plugin
+    /// copies every file at build time, each without its last line break.
     @Test func builtInCatalogueAndProfilesMatchFixtures() throws {
         let sources = try ScenarioLoader.sources(paths: [Package.path("Fixtures/scenarios")])
         let prefix = Package.path("Fixtures/scenarios") + "/"
@@ -81,15 +82,15 @@ import Testing
         let list = Package.path("Fixtures/scenarios/expected-failures.txt")
         if let text = try? String(contentsOfFile: list, encoding: .utf8) { onDisk["expected-failures.txt"] = text }
         let embedded = Dictionary(uniqueKeysWithValues: EmbeddedCatalogue.files.map { ($0.path, $0.text) })
-        #expect(Set(embedded.keys) == Set(onDisk.keys), "run scripts/embed-fixtures")
+        #expect(Set(embedded.keys) == Set(onDisk.keys), "the EmbedFixtures plugin missed or added a file")
         for (path, text) in onDisk where embedded[path] != text.trimmingTrailingNewline {
-            Issue.record("\(path) differs from the built-in copy: run scripts/embed-fixtures")
+            Issue.record("\(path) differs from the built-in copy")
         }
         let profiles = try FileManager.default.contentsOfDirectory(atPath: Package.path("Fixtures/profiles")).filter { $0.hasSuffix(".yaml") }
         #expect(Set(profiles.map { String($0.dropLast(5)) }) == Set(EmbeddedProfiles.files.keys))
         for file in profiles {
             let text = try String(contentsOfFile: Package.path("Fixtures/profiles/" + file), encoding: .utf8)
-            #expect(EmbeddedProfiles.files[String(file.dropLast(5))] == text.trimmingTrailingNewline, "run scripts/embed-fixtures")
+            #expect(EmbeddedProfiles.files[String(file.dropLast(5))] == text.trimmingTrailingNewline, "the EmbedFixtures plugin missed or added a file")
         }
     }
 }

@@ -42,7 +42,7 @@ struct ConsoleTests {
     @Test func theCompiledPageEqualsTheFilesOnDisk() throws {
         for (name, text) in [("html", EmbeddedConsole.html), ("css", EmbeddedConsole.css), ("js", EmbeddedConsole.js)] {
             let data = try #require(FileManager.default.contents(atPath: PackagePaths.path("Console/console.\(name)")))
-            #expect(text + "\n" == String(decoding: data, as: UTF8.self), "Console/console.\(name) differs: run scripts/embed-fixtures")
+            #expect(text + "\n" == String(decoding: data, as: UTF8.self), "Console/console.\(name) differs from the built-in copy")
         }
     }
 
