@@ -198,6 +198,9 @@ extension ChatServer {
                             now: loop.clock.now))
         endStalled()
         if let clock { loop.clock.jump(to: clock) }
+        // Requests the links still held belong to sessions that are gone; what they
+        // held for the clients (events, the closes just sent) leaves at once.
+        for id in inboundHeld.connections { removeHeld(.inbound, id) }
         clearFaults()
         trace.clear()
         // Give the freed trace back to the system, not only to the allocator.

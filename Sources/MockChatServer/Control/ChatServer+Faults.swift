@@ -30,6 +30,7 @@ extension ChatServer {
         case .link(let directions, let shape):
             for direction in directions { faults.setLink(selector, direction, shape) }
             refreshSlicing()
+            releaseHeldFrames()
         case .reply(let op, let reply):
             if let reply {
                 faults.replies.append(reply)
@@ -43,10 +44,11 @@ extension ChatServer {
         return ["ok": true, "affected": .integer(Int64(affected))]
     }
 
-    /// Every fault removed; what links hold still leaves in order.
+    /// Every fault removed; what links hold leaves at once, in order.
     func clearFaults() {
         faults = FaultPlan()
         refreshSlicing()
+        releaseHeldFrames()
     }
 
     /// A WebSocket upgraded under the stall fault: it is kept open and read, but its

@@ -45,6 +45,8 @@ public final class ChatServer {
     /// Frames the links hold, per direction.
     var inboundHeld = HeldFrames()
     var outboundHeld = HeldFrames()
+    /// Connections not read while their inbound link holds too much.
+    var readingPaused: Set<ConnectionID> = []
     private var labels: [ConnectionID: (uid: String, deviceId: String)] = [:]
     /// The uid and device a login frame claimed, for the trace only: a refused login's
     /// reply and close carry them too. Faults never match on a claim.
@@ -237,7 +239,7 @@ public final class ChatServer {
                          text: "blackhole: inbound frame discarded")
             return
         }
-        if !faults.links.isEmpty || !inboundHeld.waiting.isEmpty {
+        if !faults.links.isEmpty || !inboundHeld.isEmpty {
             switch passage(.inbound, id, bytes: bytes.count) {
             case .now: break
             case .dropped:
@@ -246,7 +248,7 @@ public final class ChatServer {
                 return
             case .at(let time):
                 let copy = [UInt8](bytes)
-                hold(.inbound, id, until: time) { [weak self] in
+                hold(.inbound, id, until: time, bytes: copy.count) { [weak self] in
                     guard let self, self.sockets[id] != nil else { return }
                     copy.withUnsafeBytes { self.process($0, ping: self.compactPing($0), from: id) }
                 }
@@ -287,8 +289,8 @@ public final class ChatServer {
     /// must take that path.
     private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, on socket: WebSocket,
                               now: Instant) -> Bool {
-        guard faults.blackholes.isEmpty, faults.links.isEmpty, inboundHeld.waiting.isEmpty,
-              outboundHeld.waiting.isEmpty, case .integer(let requestID) = ping.id,
+        guard faults.blackholes.isEmpty, faults.links.isEmpty, inboundHeld.isEmpty,
+              outboundHeld.isEmpty, case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
         let timeText: [UInt8]
         if let pongTime, pongTime.time == now {
@@ -338,8 +340,8 @@ public final class ChatServer {
         claims[id] = nil
         sockets[id] = nil
         settlePending(id)
-        inboundHeld.forget(id)
-        outboundHeld.forget(id)
+        discardHeld(id)
+        readingPaused.remove(id)
         if stalled.remove(id) != nil {
             trace.record(.close, time: loop.clock.now, connection: id, text: "closed: \(info.abnormal ?? "closing handshake complete")",
                          code: info.received ?? info.sent)
@@ -364,7 +366,7 @@ public final class ChatServer {
                 bytes.reserveCapacity(256)
                 frame.serialize(into: &bytes)
                 let tracing = trace.isRecording
-                let plain = faults.blackholes.isEmpty && faults.links.isEmpty && outboundHeld.waiting.isEmpty
+                let plain = faults.blackholes.isEmpty && faults.links.isEmpty && outboundHeld.isEmpty
                 for id in recipients {
                     if plain && !tracing {
                         // No fault and no trace: nothing to look up but the socket.
@@ -468,32 +470,46 @@ public final class ChatServer {
         }
         trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frame: frame,
                      text: text)
-        carry(way, to: id) { socket in
+        carry(way, to: id, bytes: bytes.count) { socket in
             socket.send(text: bytes)
             self.checkBackPressure(id, socket)
         }
+        // A held frame counts in the connection's unsent bytes from now on.
+        if case .at = way, let socket = sockets[id] { checkBackPressure(id, socket) }
     }
 
     /// Runs `work` on the connection's socket when its outbound link lets it through,
     /// never dropping it (closes, raw bytes). A blackholed connection gets nothing.
     func deliver(to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
         guard sockets[id] != nil else { return }
-        carry(passage(.outbound, id, bytes: 0, droppable: false), to: id, work)
+        carry(passage(.outbound, id, bytes: 0, droppable: false), to: id, bytes: 0, work)
     }
 
-    private func carry(_ way: LinkPassage, to id: ConnectionID, _ work: @escaping (WebSocket) -> Void) {
+    private func carry(_ way: LinkPassage, to id: ConnectionID, bytes: Int, _ work: @escaping (WebSocket) -> Void) {
         guard !isBlackholed(id) else { return }
         switch way {
         case .now, .dropped: sockets[id].map(work)
-        case .at(let time): hold(.outbound, id, until: time) { [weak self] in self?.sockets[id].map(work) }
+        case .at(let time): hold(.outbound, id, until: time, bytes: bytes) { [weak self] in self?.sockets[id].map(work) }
         }
     }
 
+    /// Closes with 4008 a connection whose unsent bytes (queued in the socket, or held
+    /// by its outbound link) exceed the limit.
     private func checkBackPressure(_ id: ConnectionID, _ socket: WebSocket) {
-        guard socket.connection.queuedWriteBytes > configuration.outboundQueueLimit, !socket.isClosing else { return }
-        logger.warning("closing slow consumer \(id): \(socket.connection.queuedWriteBytes) bytes queued")
-        // The close frame queues behind the backlog; the close deadline cuts the
-        // stream if the client never reads it.
+        let queued = socket.connection.queuedWriteBytes
+        let held = outboundHeld.bytes(of: id)
+        guard queued + held > configuration.outboundQueueLimit, !socket.isClosing else { return }
+        logger.warning("closing slow consumer \(id): \(queued) bytes queued, \(held) held by its link")
+        if held > 0 {
+            // The link's backlog is dropped, so the close leaves after the link's delay
+            // rather than behind it.
+            let frames = removeHeld(.outbound, id)
+            let traced = tracedLabel(id)
+            trace.record(.fault, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId,
+                         text: "link out: \(frames.count) held frames (\(held) bytes) dropped, slow consumer")
+        }
+        // The close frame queues behind the socket's backlog; the close deadline cuts
+        // the stream if the client never reads it.
         execute(engine.disconnect(id, code: .slowConsumer, reason: "outbound queue overflow", now: loop.clock.now))
     }
 
