@@ -104,7 +104,9 @@ let package = Package(
         ]),
         .testTarget(name: "ReferenceClientTests", dependencies: ["ReferenceClient", "ChatProtocol", "MockChatTestSupport"]),
         // Fixtures/ holds scenario files the tests load by path, not resources.
-        .testTarget(name: "ConformanceMatrixTests", dependencies: ["ConformanceMatrix", "ConformanceHarness", "ChatProtocol"]),
+        .testTarget(name: "ConformanceMatrixTests", dependencies: [
+            "ConformanceMatrix", "ConformanceHarness", "ChatProtocol", "MockChatTestSupport",
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "ConformanceHarnessTests", dependencies: [
             "ConformanceHarness", "EventLoop", "ChatProtocol", "MockChatTestSupport",
         ], exclude: ["Fixtures"]),

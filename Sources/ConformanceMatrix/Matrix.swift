@@ -158,24 +158,28 @@ public struct MatrixRunner: Sendable {
             options.driver = entry.driver
             options.jobs = jobs
             let started = Date()
-            let results = CatalogueRunner(options: options).run(scenarios) { done, total, result in
-                progress(entry.name, done, total, result)
+            let results: [ScenarioResult]
+            var hello: DriverCapabilities?
+            do throws(ScenarioError) {
+                // The SDK's manifest grades its column, as `mockchat test` grades its run.
+                hello = try entry.driver.handshake(timeout: options.driverTimeout)
+                options.manifest = try hello?.manifest.map { declared throws(ScenarioError) in
+                    try Manifest.read(hello: declared, origin: "\(entry.name)'s hello")
+                }
+                results = CatalogueRunner(options: options).run(scenarios) { done, total, result in
+                    progress(entry.name, done, total, result)
+                }
+            } catch {
+                results = scenarios.map { scenario in
+                    ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
+                                   verdict: .error, message: "\(entry.name): \(error)")
+                }
             }
-            let hello = Self.hello(of: entry.driver, timeout: options.driverTimeout)
             let column = MatrixColumn(
-                name: entry.name, sdkName: hello?["sdk"]?["name"]?.stringValue ?? entry.name,
-                sdkVersion: hello?["sdk"]?["version"]?.stringValue ?? "?", manifest: hello?["manifest"],
-                results: results, wallSeconds: Date().timeIntervalSince(started))
+                name: entry.name, sdkName: hello?.sdkName ?? entry.name, sdkVersion: hello?.sdkVersion ?? "?",
+                manifest: hello?.manifest, results: results, wallSeconds: Date().timeIntervalSince(started))
             columns.withLock { $0[index] = column }
         }
         return Matrix(columns: columns.withLock { $0.compactMap { $0 } }, scenarios: scenarios, ruleBook: ruleBook)
-    }
-
-    /// What the driver said in its hello: a connected driver's last one, or a fresh handshake.
-    private static func hello(of driver: CatalogueRunner.DriverSource, timeout: Double) -> JSONValue? {
-        switch driver {
-        case .listener(let listener): listener.hello
-        case .command: try? driver.handshake(timeout: timeout).hello
-        }
     }
 }
