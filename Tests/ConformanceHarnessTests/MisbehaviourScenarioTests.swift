@@ -64,6 +64,36 @@ import Testing
         #expect(result.message?.contains("server.closed") == true)
     }
 
+    @Test func aSilenceStepLetsTheServersHeartbeatEndTheSessionAndItsLiftResetsIt() throws {
+        let silent = try Self.scenario("""
+              - client: a
+              - a.init: {}
+              - a.login: alice
+              - server.fault: { fault: silence, uid: alice }
+              - advance: 29s
+              - expect: { server.online: [alice] }
+              - advance: 2s
+              - expect: { server.online: [], server.closed: { uid: alice, code: 4002, at: 30 } }
+              - server.fault: { fault: silence, uid: alice, enabled: false }
+              - advance: 1s
+              - expect: { server.online: [alice] }
+            """)
+        let result = Package.runner().run(silent)
+        // After the lift the SDK's own reconnect, whose login was held, logs alice in again.
+        #expect(result.verdict == .passed, "\(result.message ?? "")")
+        #expect(String(decoding: result.trace, as: UTF8.self).contains("silence: close 4002 not delivered"))
+        // The same steps with a wrong expectation fail: the session outlives its heartbeat only without the fault.
+        let wrong = try Self.scenario("""
+              - client: a
+              - a.init: {}
+              - a.login: alice
+              - server.fault: { fault: silence, uid: alice }
+              - advance: 31s
+              - expect: { server.online: [alice] }
+            """)
+        #expect(Package.runner().run(wrong).verdict == .failed)
+    }
+
     @Test func pushTakesAMapping() {
         do {
             _ = try Self.scenario("  - server.push: [1]\n")

@@ -322,6 +322,12 @@ struct MisbehaviourTests {
             ("/control/faults", #"{"fault":"reply","op":"ping","result":{},"times":0}"#, 400, "'times' must be an integer from 1"),
             ("/control/faults", #"{"fault":"stall","uid":"alice"}"#, 400, "stall applies to every new connection"),
             ("/control/faults", #"{"fault":"stall","enabled":"yes"}"#, 400, "'enabled' must be true or false"),
+            ("/control/faults", #"{"fault":"silence","newConnections":"later"}"#, 400, "'newConnections' is \"hang\""),
+            ("/control/faults", #"{"fault":"silence","newConnections":true}"#, 400, "'newConnections' is \"hang\""),
+            ("/control/faults", #"{"fault":"silence","connection":"c1","uid":"alice"}"#, 400, "'connection' or a selector"),
+            ("/control/faults", #"{"fault":"silence","connection":""}"#, 400, "'connection' must be a non-empty string"),
+            ("/control/faults", #"{"fault":"silence","uid":"alice","after":3}"#, 400, "unknown field 'after' for fault silence"),
+            ("/control/faults", #"{"fault":"silence","connection":"c99"}"#, 404, "no connection 'c99'"),
             ("/control/push", "{not json", 400, "not valid JSON"),
             ("/control/push", #"{"uid":"alice"}"#, 400, "exactly one of 'event', 'frame', 'bytes' and 'close'"),
             ("/control/push", #"{"uid":"alice","frame":"a","bytes":"00"}"#, 400, "exactly one of"),
@@ -350,12 +356,14 @@ struct MisbehaviourTests {
         _ = try f.loggedIn("alice", device: "a")
         #expect(try f.control("POST", "/control/faults", body: #"{"fault":"link","uid":"alice","delayMs":40}"#).status == 200)
         #expect(try f.control("POST", "/control/faults", body: #"{"fault":"stall"}"#).status == 200)
+        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"silence","uid":"alice"}"#).status == 200)
         let controls = f.server.trace.entries.filter { $0.kind == .control && $0.text?.hasPrefix("fault") == true }
         #expect(controls.map { $0.frame } == [
             ["fault": "link", "uid": "alice", "delayMs": 40, "direction": "both", "seed": 1],
             ["fault": "stall"],
+            ["fault": "silence", "uid": "alice", "newConnections": "hang"],
         ])
-        #expect(controls.map { $0.text } == ["fault link on", "fault stall on"])
+        #expect(controls.map { $0.text } == ["fault link on", "fault stall on", "fault silence on"])
     }
 }
 

@@ -71,6 +71,24 @@ import Testing
         ])
     }
 
+    @Test func aSilenceBecomesItsStepsAndWhatItHeldIsSentWhenItArrived() throws {
+        let steps = try steps([
+            #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1","text":"127.0.0.1"}"#,
+            #"{"seq":2,"t":1700000000.0,"kind":"control","uid":"bob","route":"POST /control/faults","frame":{"fault":"silence","uid":"bob","newConnections":"pass"},"text":"fault silence on"}"#,
+            #"{"seq":3,"t":1700000002.0,"kind":"fault","conn":"c1","frame":{"id":1,"op":"ping"},"text":"silence: inbound frame held"}"#,
+            #"{"seq":4,"t":1700000005.0,"kind":"control","uid":"bob","route":"POST /control/faults","frame":{"fault":"silence","uid":"bob","enabled":false,"newConnections":"hang"},"text":"fault silence off"}"#,
+            #"{"seq":5,"t":1700000005.0,"kind":"fault","conn":"c1","text":"silence lifted: 1 held frame(s) arrive"}"#,
+            #"{"seq":6,"t":1700000005.0,"kind":"in","conn":"c1","frame":{"id":1,"op":"ping"}}"#,
+        ])
+        #expect(steps.prefix(5) == [
+            #"{"wire":"c1"}"#,
+            #"{"server.fault":{"fault":"silence","uid":"bob","newConnections":"pass"}}"#,
+            #"{"advance":"5s"}"#,
+            #"{"server.fault":{"fault":"silence","uid":"bob","enabled":false,"newConnections":"hang"}}"#,
+            #"{"c1.send":{"id":1,"op":"ping"}}"#,
+        ], "\(steps)")
+    }
+
     @Test func underAFaultWhatTheServerSentIsCheckedOnItsSide() throws {
         let steps = try steps([
             #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1","text":"127.0.0.1"}"#,

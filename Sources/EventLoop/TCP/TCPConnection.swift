@@ -50,7 +50,7 @@ public final class TCPConnection: HandleOwner {
     /// Bytes written and not yet handed to the kernel: queued in libuv, or pending
     /// until the end of the loop turn when writes are coalesced.
     public var queuedWriteBytes: Int {
-        pendingOutput.count + sliced.pending
+        pendingOutput.count + sliced.pending + (silenced?.output.count ?? 0)
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
 
@@ -85,6 +85,8 @@ public final class TCPConnection: HandleOwner {
         didSet { if slicing == nil { releaseSlicedOutput() } }
     }
     var sliced = SlicedOutput()
+    /// Not nil while the connection is silent (see ``silence()``): what it holds back.
+    var silenced: SilencedTraffic?
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -196,6 +198,10 @@ public final class TCPConnection: HandleOwner {
 
     /// Hands bytes on to the kernel, through the slicing if there is one.
     private func release(_ bytes: some Collection<UInt8>) {
+        if silenced != nil {
+            silenced?.output.append(contentsOf: bytes)
+            return
+        }
         guard slicing != nil else {
             writeNow(bytes)
             return
@@ -272,6 +278,7 @@ public final class TCPConnection: HandleOwner {
     /// Sends what is queued, then closes. The peer sees an orderly end of stream.
     public func closeAfterWrites() {
         guard state == .open else { return }
+        if holdsClose(.afterWrites) { return }
         flushPendingOutput()
         if sliced.pending > 0 {
             // The sliced bytes go first; the last of them closes.
@@ -300,11 +307,13 @@ public final class TCPConnection: HandleOwner {
 
     /// Closes at once; queued writes are dropped.
     public func close() {
+        if holdsClose(.now) { return }
         beginClose { handle in uv_close(handle, TCPConnection.didClose) }
     }
 
     /// Closes at once with a TCP reset, as a crashed or killed peer would.
     public func reset() {
+        if holdsClose(.reset) { return }
         beginClose { _ in
             if uv_tcp_close_reset(self.handle, TCPConnection.didClose) != 0 {
                 self.handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) {
@@ -314,7 +323,10 @@ public final class TCPConnection: HandleOwner {
         }
     }
 
-    func closeForShutdown() { close() }
+    func closeForShutdown() {
+        silenced = nil
+        close()
+    }
 
     // MARK: internals
 
@@ -342,6 +354,7 @@ public final class TCPConnection: HandleOwner {
         } else if count < 0 {
             pauseReading()
             loop.traffic.observedEndOfStream(self)
+            if holdsEnd(count == Int(UV_EOF.rawValue) ? nil : UVError(Int32(count), "read")) { return }
             onEnd?(count == Int(UV_EOF.rawValue) ? nil : UVError(Int32(count), "read"))
         }
     }
@@ -402,6 +415,7 @@ private final class WriteRequest {
         storage.deallocate()
         connection.loop.traffic.ended()
         if status < 0, status != UV_ECANCELED.rawValue, connection.state == .open {
+            if connection.holdsEnd(UVError(status, "uv_write")) { return }
             connection.onEnd?(UVError(status, "uv_write"))
         } else if let drained = connection.onWritesDrained, connection.state == .open, connection.queuedWriteBytes == 0 {
             drained()

@@ -32,6 +32,19 @@ public final class WebServer {
         /// ends with the stream) and hand the connection over to write the body as it
         /// comes. The owner closes the connection; the peer closing ends it too.
         case stream(HTTPResponse, (TCPConnection) -> Void)
+        /// Answer nothing for now, as a server behind a lost network path: the
+        /// connection goes silent (``TCPConnection/silence()``) and the owner gets a
+        /// ``HeldRequest`` to route it again later, or to reset it.
+        case hold((HeldRequest) -> Void)
+    }
+
+    /// A request left unanswered by ``Routing/hold(_:)``.
+    public struct HeldRequest {
+        /// Routes the request again and then ends the silence, so that what the peer
+        /// did meanwhile (gave up, reset) follows the answer.
+        public let reroute: () -> Void
+        /// Resets the connection without an answer.
+        public let reset: () -> Void
     }
 
     public let loop: EventLoop
@@ -113,6 +126,19 @@ public final class WebServer {
             reply(response, on: connection)
         case .drop:
             connection.reset()
+        case .hold(let park):
+            requestsHeld += 1
+            connection.silence()
+            park(HeldRequest(reroute: { [weak self, weak connection] in
+                guard let self, let connection, connection.state == .open else { return }
+                let parked = self.requestsHeld
+                self.handle(request, remainder: remainder, on: connection)
+                // Held again: the silence goes on.
+                if self.requestsHeld == parked { connection.endSilence(release: true) }
+            }, reset: { [weak connection] in
+                connection?.endSilence(release: false)
+                connection?.reset()
+            }))
         case .stream(let head, let attach):
             connection.write(head.serializedHead())
             attach(connection)
@@ -131,6 +157,9 @@ public final class WebServer {
             if !remainder.isEmpty { remainder.withUnsafeBytes { socket.feed($0) } }
         }
     }
+
+    /// Requests routed to ``Routing/hold(_:)`` so far.
+    public private(set) var requestsHeld = 0
 
     /// Times the server answered 503 because it was at its connection cap.
     public private(set) var refusedAtCapacity = 0

@@ -31,6 +31,8 @@ extension ChatServer {
             for direction in directions { faults.setLink(selector, direction, shape) }
             refreshSlicing()
             releaseHeldFrames()
+        case .silence(let silence):
+            affected = try setSilence(silence, enabled: enabled)
         case .reply(let op, let reply):
             if let reply {
                 faults.replies.append(reply)
@@ -46,7 +48,9 @@ extension ChatServer {
 
     /// Every fault removed; what links hold leaves at once, in order.
     func clearFaults() {
+        let silences = faults.silences
         faults = FaultPlan()
+        silences.forEach(liftSilence)
         refreshSlicing()
         releaseHeldFrames()
     }

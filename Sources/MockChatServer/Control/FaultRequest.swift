@@ -15,14 +15,17 @@ struct FaultRequest {
         case link([LinkDirection], LinkShape?)
         /// A reply to add; nil removes the selector's replies for `op`.
         case reply(op: String, ScriptedReply?)
+        /// A silence to set (or, not enabled, to lift).
+        case silence(FaultPlan.Silence)
     }
 
-    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply"]
+    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence"]
     static let common = ["fault", "uid", "deviceId", "enabled"]
     static let fields: [String: [String]] = [
         "drop": ["connection"], "blackhole": [], "refuseConnections": [], "stall": [], "delay": ["ms"],
         "link": ["direction", "delayMs", "jitterMs", "bytesPerSecond", "dropPercent", "sliceBytes", "closeFrame", "seed"],
         "reply": ["op", "match", "result", "error", "delayMs", "times"],
+        "silence": ["connection", "newConnections"],
     ]
 
     let name: String
@@ -76,6 +79,19 @@ struct FaultRequest {
             recorded["direction"] = body["direction"] ?? "both"
             if enabled { recorded["seed"] = .integer(Int64(bitPattern: shape?.seed ?? 1)) }
             change = .link(directions, shape)
+        case "silence":
+            let hangs: Bool
+            switch body["newConnections"].map({ $0.stringValue ?? "" }) {
+            case nil, "hang": hangs = true
+            case "pass": hangs = false
+            default: throw ControlError(400, "'newConnections' is \"hang\" (new attempts are never answered) or \"pass\" (an interface change)")
+            }
+            if body["connection"] != nil, !selector.isEmpty {
+                throw ControlError(400, "silence takes 'connection' or a selector ('uid', 'deviceId'), not both")
+            }
+            recorded["newConnections"] = .string(hangs ? "hang" : "pass")
+            change = .silence(FaultPlan.Silence(selector: selector, connection: body["connection"]?.stringValue,
+                                                hangsNewConnections: hangs))
         default:
             let (op, reply) = try Self.reply(body, selector: selector, enabled: enabled)
             change = .reply(op: op, reply)

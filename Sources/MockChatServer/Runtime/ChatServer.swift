@@ -42,6 +42,8 @@ public final class ChatServer {
     private var sockets: [ConnectionID: WebSocket] = [:]
     /// Connections accepted under the stall fault: open, never read or answered.
     var stalled: Set<ConnectionID> = []
+    /// Connections under a silence fault, and upgrades it left unanswered.
+    var silent = SilentSessions()
     /// Frames the links hold, per direction.
     var inboundHeld = HeldFrames()
     var outboundHeld = HeldFrames()
@@ -122,9 +124,11 @@ public final class ChatServer {
     /// Every WebSocket session: the client's port and the text messages the server sent
     /// and received on it.
     public var sessionCounts: [SocketCount] {
-        sockets.values.map { socket in
+        sockets.map { id, socket in
+            // What a silence holds back has not crossed yet.
             SocketCount(port: socket.connection.remoteAddress?.port ?? 0, isOpen: true,
-                        sent: socket.textMessagesSent, received: socket.textMessagesReceived)
+                        sent: silent.sessions[id]?.sentBefore ?? socket.textMessagesSent,
+                        received: socket.textMessagesReceived)
         }.sorted { $0.port < $1.port }
     }
 
@@ -187,6 +191,7 @@ public final class ChatServer {
             return .respond(.json(status: 426, body: #"{"error":"/v1/ws only speaks WebSocket"}"#))
         }
         if faults.refuseConnections || isShuttingDown { return .drop }
+        if let held = upgradeHeldBySilence() { return held }
         if faults.stallAfterHandshake {
             return .upgrade { [unowned self] socket in self.attachStalled(socket) }
         }
@@ -211,11 +216,11 @@ public final class ChatServer {
         // The socket drops its callbacks when it finishes, so this one may hold it.
         socket.onText = { [unowned self, socket] bytes in self.receive(bytes, from: id, on: socket) }
         socket.onControlFrame = { [unowned self] in
-            guard !self.isBlackholed(id) else { return }
+            guard !self.isBlackholed(id), self.silent.sessions[id] == nil else { return }
             self.engine.activity(id, now: self.loop.clock.now)
         }
         socket.onBinary = { [unowned self] _ in
-            guard !self.isBlackholed(id) else { return }
+            guard !self.isBlackholed(id), self.silent.sessions[id] == nil else { return }
             let now = self.loop.clock.now
             self.engine.activity(id, now: now)
             let error = ChatError(.badRequest, "Binary frames are not part of the protocol; send JSON text frames")
@@ -265,7 +270,8 @@ public final class ChatServer {
     }
 
     /// Handles one text frame that has crossed the link; `ping` is its ``compactPing(_:)``.
-    private func process(_ bytes: UnsafeRawBufferPointer, ping: RequestEnvelope?, from id: ConnectionID) {
+    func process(_ bytes: UnsafeRawBufferPointer, ping: RequestEnvelope?, from id: ConnectionID) {
+        if !silent.isEmpty || !faults.silences.isEmpty, heldBySilence(bytes, from: id) { return }
         let now = loop.clock.now
         let label = labels[id]
         engine.activity(id, now: now)
@@ -289,7 +295,7 @@ public final class ChatServer {
     /// must take that path.
     private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, on socket: WebSocket,
                               now: Instant) -> Bool {
-        guard faults.blackholes.isEmpty, faults.links.isEmpty, inboundHeld.isEmpty,
+        guard faults.blackholes.isEmpty, faults.links.isEmpty, silent.isEmpty, inboundHeld.isEmpty,
               outboundHeld.isEmpty, case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
         let timeText: [UInt8]
@@ -336,22 +342,29 @@ public final class ChatServer {
     }
 
     private func socketClosed(_ id: ConnectionID, _ info: WebSocket.CloseInfo) {
-        let label = labels.removeValue(forKey: id) ?? claims[id]
-        claims[id] = nil
         sockets[id] = nil
         settlePending(id)
         discardHeld(id)
         readingPaused.remove(id)
-        if stalled.remove(id) != nil {
+        silent.sessions[id] = nil
+        if stalled.remove(id) != nil || silent.abandoned.remove(id) != nil {
             trace.record(.close, time: loop.clock.now, connection: id, text: "closed: \(info.abnormal ?? "closing handshake complete")",
                          code: info.received ?? info.sent)
             return
         }
+        sessionEnded(id, note: info.abnormal ?? "closing handshake complete", code: info.received ?? info.sent)
+    }
+
+    /// The session on connection `id` is over (its socket closed, or the server gave up on
+    /// a silent one): traced, and the engine told.
+    func sessionEnded(_ id: ConnectionID, note: String, code: UInt16?) {
+        let label = labels.removeValue(forKey: id) ?? claims[id]
+        claims[id] = nil
+        settlePending(id)
         loop.clock.cancel(heartbeats.removeValue(forKey: id))
-        let note = info.abnormal ?? "closing handshake complete"
-        logger.debug("connection \(id) (\(label?.uid ?? "not logged in")) closed with \((info.received ?? info.sent).map(String.init) ?? "no code"): \(note)")
+        logger.debug("connection \(id) (\(label?.uid ?? "not logged in")) closed with \(code.map(String.init) ?? "no code"): \(note)")
         trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
-                     text: "closed: \(note)", code: info.received ?? info.sent)
+                     text: "closed: \(note)", code: code)
         execute(engine.closed(id, now: loop.clock.now))
     }
 
@@ -411,7 +424,8 @@ public final class ChatServer {
                     let now = self.loop.clock.now
                     // Input the kernel already holds arrived before this check: after a
                     // stall of the loop it would otherwise be read only after the close.
-                    if let socket = self.sockets[id], !self.isBlackholed(id), socket.connection.unreadKernelBytes > 0 {
+                    if let socket = self.sockets[id], !self.isBlackholed(id), self.silent.sessions[id] == nil,
+                       socket.connection.unreadKernelBytes > 0 {
                         self.engine.activity(id, now: now)
                     }
                     self.execute(self.engine.heartbeatDue(id, now: now))
@@ -427,7 +441,9 @@ public final class ChatServer {
         trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                      text: "server closes: \(reason)", code: code.rawValue)
         logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")
-        if isBlackholed(id) {
+        if silent.sessions[id] != nil {
+            closeSilently(id, code: code.rawValue)
+        } else if isBlackholed(id) {
             sockets[id]?.drop(reset: false)  // the close frame would be lost anyway
         } else {
             close(id, code: code.rawValue, reason: reason)

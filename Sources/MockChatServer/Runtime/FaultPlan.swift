@@ -39,6 +39,33 @@ public struct FaultPlan: Sendable {
         public var shape: LinkShape
     }
 
+    /// A silent network path for the matching connections (docs/PROTOCOL.md, 12.7,
+    /// "Silence"): nothing crosses it either way until it is lifted.
+    public struct Silence: Sendable, Equatable {
+        /// Matches logged-in sessions; empty with no `connection`: every connection.
+        public var selector: Selector
+        /// One connection (`"c3"`), logged in or not, instead of the selector.
+        public var connection: String?
+        /// New connection attempts by the same clients hang (true) or go through, as
+        /// after an interface change (false).
+        public var hangsNewConnections: Bool
+
+        /// Whether two rules are for the same targets (setting one replaces the other).
+        func sameTargets(_ other: Silence) -> Bool { selector == other.selector && connection == other.connection }
+
+        /// Whether it silences every connection.
+        var isEverybody: Bool { selector.isEmpty && connection == nil }
+
+        var json: JSONValue {
+            var object = JSONObject([("selector", selector.json)])
+            if let connection { object["connection"] = .string(connection) }
+            object["newConnections"] = .string(hangsNewConnections ? "hang" : "pass")
+            return .object(object)
+        }
+    }
+
+    /// Silences in the order they were set.
+    public var silences: [Silence] = []
     /// Frames from these connections vanish and nothing is sent to them: a dead path
     /// on which pings go unanswered.
     public var blackholes: [Selector] = []
@@ -93,6 +120,7 @@ public struct FaultPlan: Sendable {
                 return .object(object)
             })),
             ("replies", .array(replies.map(\.json))),
+            ("silences", .array(silences.map(\.json))),
         ]))
     }
 }
