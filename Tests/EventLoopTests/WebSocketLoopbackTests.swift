@@ -54,6 +54,30 @@ import Testing
         #expect(harness.loop.shutdown() == 0)
     }
 
+    /// Codes IANA registered after RFC 6455 (1012 service restart, 1013 try again later,
+    /// 1014 bad gateway) close cleanly both ways: the other end echoes them, where wslay
+    /// alone answers 1002 (fails before RegisteredCloseWatch: sent 1002, received nil).
+    @Test(arguments: [UInt16(1012), 1013, 1014])
+    func registeredCloseCodesAreEchoedByBothEnds(code: UInt16) throws {
+        for serverCloses in [true, false] {
+            let harness = try Harness()
+            let client = try #require(harness.connect()).get()
+            var clientSide: WebSocket.CloseInfo?
+            var serverSide: WebSocket.CloseInfo?
+            client.onClosed = { clientSide = $0 }
+            #expect(harness.loop.settle())
+            let server = try #require(harness.serverSockets.first)
+            server.onClosed = { serverSide = $0 }
+            (serverCloses ? server : client).close(code: code, reason: "later")
+            #expect(harness.loop.run(timeout: 5) { clientSide != nil && serverSide != nil })
+            for info in [clientSide, serverSide] {
+                #expect(info?.sent == code && info?.received == code && info?.abnormal == nil,
+                        "\(serverCloses ? "server" : "client") closes with \(code): \(String(describing: info))")
+            }
+            #expect(harness.loop.shutdown() == 0)
+        }
+    }
+
     @Test func unknownPathIsAnswered404() throws {
         let harness = try Harness()
         var outcome: Result<WebSocket, WebSocketClient.Failure>?

@@ -18,6 +18,8 @@ import WireKit
 /// close frame with a 1-byte body with 1002 (wslay takes it for a close without a
 /// code), and a header wslay's frame reader rejects (an oversized or fragmented control
 /// frame, a malformed length) with 1002 and a reason (wslay would send an empty close).
+/// One acceptance wslay does not make is made here too: close codes 1012-1014
+/// (``RegisteredCloseWatch``).
 public final class WebSocket {
     /// Which side of the handshake this endpoint was.
     public enum Role: Sendable {
@@ -81,6 +83,9 @@ public final class WebSocket {
     private var abandoned = false
     /// The code of a close frame written directly rather than through wslay.
     private var closeCodeSentDirectly: UInt16?
+    private var registeredClose = RegisteredCloseWatch()
+    /// The code of the peer's close when this side, not wslay, accepted it (1012-1014).
+    private var registeredCloseReceived: UInt16?
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
     public init(connection: TCPConnection, role: Role, configuration: Configuration = .init(),
@@ -108,7 +113,11 @@ public final class WebSocket {
                 WebSocket.from(userData).frameStarted(opcode: argument.pointee.opcode,
                                                       length: argument.pointee.payload_length)
             },
-            on_frame_recv_chunk_callback: nil,
+            on_frame_recv_chunk_callback: { _, argument, userData in
+                guard let argument else { return }
+                WebSocket.from(userData).frameChunk(UnsafeBufferPointer(start: argument.pointee.data,
+                                                                        count: argument.pointee.data_length))
+            },
             on_frame_recv_end_callback: nil,
             on_msg_recv_callback: { _, argument, userData in
                 guard let argument else { return }
@@ -205,6 +214,7 @@ public final class WebSocket {
     /// Counts the frames of the message being received, and checks close frames'
     /// length, before wslay goes on with the frame.
     private func frameStarted(opcode: UInt8, length: UInt64) {
+        registeredClose.frameStarted(opcode: opcode, length: length)
         if opcode == 8 && length == 1 {
             // Section 5.5.1: a close body starts with a 2-byte code.
             refuse(code: 1002, reason: "close frame with a 1-byte body")
@@ -215,6 +225,17 @@ public final class WebSocket {
         if fragments > configuration.maxFragments {
             refuse(code: 1008, reason: "more than \(configuration.maxFragments) fragments in one message")
         }
+    }
+
+    /// A payload chunk wslay has read (unmasked): a close with a code wslay does not know
+    /// but IANA registered is accepted here, as wslay accepts the others: reading stops
+    /// and the close is echoed (unless this side's close went first).
+    private func frameChunk(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let context, let (code, reason) = registeredClose.chunk(bytes) else { return }
+        wslay_event_shutdown_read(context)
+        registeredCloseReceived = code
+        var echo = reason
+        _ = wslay_event_queue_close(context, code, &echo, echo.count)
     }
 
     /// Stops reading and queues a close with `code` at once, so that wslay neither
@@ -343,6 +364,8 @@ public final class WebSocket {
             // After a refusal, a close frame from the peer (if any) was not a valid one.
             if refusal == nil, wslay_event_get_close_received(context) != 0 {
                 info.received = wslay_event_get_status_code_received(context)
+            } else if refusal == nil {
+                info.received = registeredCloseReceived
             }
             wslay_event_context_free(context)
             self.context = nil
