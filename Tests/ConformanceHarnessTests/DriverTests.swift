@@ -1,6 +1,7 @@
 import ChatProtocol
 @testable import ConformanceHarness
 import EventLoop
+import ReferenceClient
 import Foundation
 import Testing
 
@@ -157,6 +158,30 @@ import Testing
         #expect(written.first?["type"]?.stringValue == "hello")
         #expect(replies.map { $0["error"]?["code"]?.stringValue } ==
                 ["unknown-command", "unknown-client", nil, "unknown-command", "bad-arguments"])
+    }
+
+    /// Device events check every key of their `args` (docs/DRIVER.md, "Device events").
+    @Test func deviceEventsWithBadArgumentsAreRefusedByName() throws {
+        func refusal(_ name: String, _ args: JSONValue) -> String? {
+            guard case .failure(.badArguments(let message)) = DriverCodec.decode(name, args) else { return nil }
+            return message
+        }
+        #expect(refusal("dns", ["fail": 3]) == nil)
+        #expect(refusal("dns", ["fail": true]) == nil)
+        #expect(refusal("dns", [:]) == "dns needs 'fail': an integer from 0 to 1000000")
+        #expect(refusal("dns", ["fail": -1]) == "dns needs 'fail': an integer from 0 to 1000000")
+        #expect(refusal("dns", ["fail": 1, "host": "x"]) == "dns takes no 'host', only 'fail'")
+        #expect(refusal("sleep", ["ms": 0]) == "sleep needs 'ms': an integer from 1 to 86400000")
+        #expect(refusal("sleep", ["ms": "90s"]) == "sleep needs 'ms': an integer from 1 to 86400000")
+        #expect(refusal("throttle", ["periodMs": 3_600_001]) == "throttle needs 'periodMs': an integer from 0 to 3600000")
+        #expect(refusal("networkChange", ["to": "cellular"]) == "networkChange takes no 'to'")
+        #expect(refusal("networkChange", .string("x")) == "networkChange needs an object of args")
+        for command: SDKCommand in [.device(.dnsFailure(attempts: nil)), .device(.dnsFailure(attempts: 0)), .device(.dnsFailure(attempts: 4)),
+                                    .device(.sleep(milliseconds: 25_000)), .device(.throttle(periodMilliseconds: 60_000)),
+                                    .device(.networkChange)] {
+            let (name, args) = DriverCodec.encode(command)
+            #expect(try DriverCodec.decode(name, args).get() == command, "\(name) round trip")
+        }
     }
 
     /// The whole catalogue through the reference driver over the WebSocket transport

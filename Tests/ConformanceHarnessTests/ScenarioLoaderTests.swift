@@ -44,6 +44,25 @@ import Testing
         #expect(problem("steps:\n  - client: a\n  - a.network: sideways\n") == "case.yaml:6:5: network: network takes up, down or weak")
     }
 
+    /// Device events check their whole argument and say what they take.
+    @Test func deviceEventsRefuseBadArguments() {
+        func step(_ text: String) -> String { problem("steps:\n  - client: a\n  - \(text)\n") }
+        #expect(step("a.dns: {fail: 2}") == "loaded")
+        #expect(step("a.dns: {fail: true}") == "loaded")
+        #expect(step("a.dns: fail").hasSuffix("dns takes {fail: N} (the next N attempts), {fail: true} (until cleared) or {fail: false}"))
+        #expect(step("a.dns: {fail: 2, for: 3}").hasSuffix("dns takes {fail: N} (the next N attempts), {fail: true} (until cleared) or {fail: false}"))
+        #expect(step("a.dns: {fail: 0}").hasSuffix("dns fail is a number of attempts from 1 to 1000000, true or false"))
+        #expect(step("a.sleep: 90s") == "loaded")
+        #expect(step("a.sleep: 0").hasSuffix("sleep is a duration from 1ms to 24h"))
+        #expect(step("a.sleep: 25h").hasSuffix("sleep is a duration from 1ms to 24h"))
+        #expect(step("a.sleep: soon").hasSuffix("cannot read duration 'soon'"))
+        #expect(step("a.throttle: 60s") == "loaded")
+        #expect(step("a.throttle: off") == "loaded")
+        #expect(step("a.throttle: 2h").hasSuffix("throttle is a period from 1ms to 1h, or off"))
+        #expect(step("a.networkChange: {}") == "loaded")
+        #expect(step("a.networkChange: wifi").hasSuffix("networkChange takes no arguments: write {}"))
+    }
+
     /// A subscription is read as the wire reads it: a role that is not a string is refused,
     /// not dropped.
     @Test func presenceRolesMustBeStrings() {

@@ -44,6 +44,11 @@ public enum DriverCodec {
         case .foreground: return ("foreground", [:])
         case .network(let condition): return ("network", ["condition": .string(condition.rawValue)])
         case .relaunch: return ("relaunch", [:])
+        case .device(.dnsFailure(let attempts)):
+            return ("dns", ["fail": attempts.map { .integer(Int64($0)) } ?? .bool(true)])
+        case .device(.sleep(let milliseconds)): return ("sleep", ["ms": .integer(milliseconds)])
+        case .device(.throttle(let period)): return ("throttle", ["periodMs": .integer(period)])
+        case .device(.networkChange): return ("networkChange", [:])
         }
     }
 
@@ -100,6 +105,7 @@ public enum DriverCodec {
             }
             return .success(.network(condition))
         case "relaunch": return .success(.relaunch)
+        case "dns", "sleep", "throttle", "networkChange": return deviceEvent(name, args).map { .device($0) }
         default: return .failure(.unknownCommand("no command '\(name)'"))
         }
     }
@@ -109,8 +115,33 @@ public enum DriverCodec {
         "init", "login", "logout", "connect", "disconnect", "ping", "getLoggedInUser", "getConnectionStatus",
         "backgroundTaskEnabled", "getUser", "fetchNext", "addUserListener", "removeUserListener",
         "addConnectionListener", "removeConnectionListener", "configureServices", "willResignActive",
-        "didBackground", "foreground", "network", "relaunch",
+        "didBackground", "foreground", "network", "relaunch", "dns", "sleep", "throttle", "networkChange",
     ]
+
+    /// A device event's `args`: `dns {"fail": N | true | false}`, `sleep {"ms": N}`,
+    /// `throttle {"periodMs": N}` (0 ends it), `networkChange {}`. Every key is checked.
+    static func deviceEvent(_ name: String, _ args: JSONValue) -> Result<DeviceEvent, DriverError> {
+        let keys: [String: String] = ["dns": "fail", "sleep": "ms", "throttle": "periodMs"]
+        guard let object = args.objectValue else { return .failure(.badArguments("\(name) needs an object of args")) }
+        let allowed = keys[name].map { [$0] } ?? []
+        if let stray = object.keys.first(where: { !allowed.contains($0) }) {
+            return .failure(.badArguments("\(name) takes no '\(stray)'" + (allowed.isEmpty ? "" : ", only '\(allowed[0])'")))
+        }
+        func integer(_ key: String, _ range: ClosedRange<Int64>) -> Result<Int64, DriverError> {
+            guard let value = args[key]?.intValue, range.contains(value) else {
+                return .failure(.badArguments("\(name) needs '\(key)': an integer from \(range.lowerBound) to \(range.upperBound)"))
+            }
+            return .success(value)
+        }
+        switch name {
+        case "dns":
+            if let flag = args["fail"]?.boolValue { return .success(.dnsFailure(attempts: flag ? nil : 0)) }
+            return integer("fail", 0...1_000_000).map { .dnsFailure(attempts: Int($0)) }
+        case "sleep": return integer("ms", 1...DeviceEvent.maxSleepMilliseconds).map { .sleep(milliseconds: $0) }
+        case "throttle": return integer("periodMs", 0...DeviceEvent.maxThrottleMilliseconds).map { .throttle(periodMilliseconds: $0) }
+        default: return .success(.networkChange)
+        }
+    }
 
     static func presence(_ subscription: PresenceSubscription) -> JSONValue {
         switch subscription {

@@ -59,8 +59,43 @@ enum CommandBuilder {
                 throw ScenarioError("network takes up, down or weak")
             }
             return .network(condition)
+        case "dns", "sleep", "throttle", "networkChange":
+            return .device(try deviceEvent(method, arguments))
         default:
             throw ScenarioError("unknown client method '\(method)'")
+        }
+    }
+
+    /// `dns: {fail: N | true | false}`, `sleep: 90s`, `throttle: 60s | off`, `networkChange: {}`.
+    static func deviceEvent(_ method: String, _ arguments: JSONValue) throws(ScenarioError) -> DeviceEvent {
+        switch method {
+        case "dns":
+            guard let object = arguments.objectValue, object.count == 1, let fail = object["fail"] else {
+                throw ScenarioError("dns takes {fail: N} (the next N attempts), {fail: true} (until cleared) or {fail: false}")
+            }
+            if let flag = fail.boolValue { return .dnsFailure(attempts: flag ? nil : 0) }
+            guard let count = fail.intValue, (1...1_000_000).contains(count) else {
+                throw ScenarioError("dns fail is a number of attempts from 1 to 1000000, true or false")
+            }
+            return .dnsFailure(attempts: Int(count))
+        case "sleep":
+            let milliseconds = try ScenarioLoader.duration(arguments)
+            guard (1...DeviceEvent.maxSleepMilliseconds).contains(milliseconds) else {
+                throw ScenarioError("sleep is a duration from 1ms to 24h")
+            }
+            return .sleep(milliseconds: milliseconds)
+        case "throttle":
+            if arguments.stringValue == "off" || arguments.boolValue == false { return .throttle(periodMilliseconds: 0) }
+            let period = try ScenarioLoader.duration(arguments)
+            guard (1...DeviceEvent.maxThrottleMilliseconds).contains(period) else {
+                throw ScenarioError("throttle is a period from 1ms to 1h, or off")
+            }
+            return .throttle(periodMilliseconds: period)
+        default:
+            guard arguments.isNull || arguments.objectValue?.isEmpty == true else {
+                throw ScenarioError("networkChange takes no arguments: write {}")
+            }
+            return .networkChange
         }
     }
 

@@ -13,7 +13,8 @@ enum ScenarioVocabulary {
         "init", "initialize", "login", "logout", "getLoggedInUser", "connect", "disconnect", "ping",
         "getConnectionStatus", "backgroundTaskEnabled", "getUser", "fetchNext", "addUserListener",
         "removeUserListener", "addConnectionListener", "removeConnectionListener", "configureServices",
-        "willResignActive", "didBackground", "foreground", "relaunch", "network",
+        "willResignActive", "didBackground", "foreground", "relaunch", "network", "dns", "sleep", "throttle",
+        "networkChange",
     ]
     static let wireMethods = ["login", "ping", "logout", "getUser", "listUsers", "send", "sendText", "close", "drop"]
 

@@ -16,6 +16,11 @@ import EventLoop
 ///   and replies never reach the SDK. Close frames still arrive.
 ///
 /// A relaunch drops whatever socket is left; calls pending at that moment never complete.
+///
+/// Device events (``SDKCommand/device(_:)``): a DNS failure makes the next attempts fail
+/// before any TCP connection, as a resolver error; sleep and throttling move the SDK's
+/// timers through a ``DeviceTimeGate`` (the server's clock runs on); a network change
+/// reaches the machine.
 public final class SDKClient {
     /// The client's name in observations.
     public let name: String
@@ -37,7 +42,11 @@ public final class SDKClient {
     /// Bumped whenever the current socket is replaced or abandoned, so late callbacks
     /// of an old socket are ignored.
     private var generation = 0
-    private var timers: [TimerKind: (serial: Int, id: Clock.TimerID)] = [:]
+    private var timers: [TimerKind: ArmedTimer] = [:]
+    private var gate = DeviceTimeGate()
+    private var wakeTimer: Clock.TimerID?
+    /// Attempts left to fail at name resolution: `nil` fails every one.
+    private var dnsFailures: Int? = 0
     private var timerSerial = 0
     private var inbox: [(inout SDKStateMachine, Instant) -> [SDKAction]] = []
     private var isDispatching = false
@@ -67,6 +76,7 @@ public final class SDKClient {
         }
         record(.command(command, call))
         if case .network(let condition) = command { network = condition }
+        if case .device(let event) = command { apply(event) }
         dispatch { machine, now in machine.perform(command, call: call, now: now) }
         if network == .down || command == .relaunch, socket != nil {
             // A socket the SDK no longer counted on (after a kick or a refused login, before
@@ -93,6 +103,7 @@ public final class SDKClient {
     public func shutdown() {
         for entry in timers.values { loop.clock.cancel(entry.id) }
         timers = [:]
+        loop.clock.cancel(wakeTimer)
         abandonSocket { $0.drop() }
     }
 
@@ -144,20 +155,60 @@ public final class SDKClient {
     private func schedule(_ kind: TimerKind, after milliseconds: Int64) {
         loop.clock.cancel(timers[kind]?.id)
         timerSerial += 1
-        let serial = timerSerial
-        // Late: at one instant the server's timers fire first, as with a driver.
-        let id = loop.clock.schedule(after: milliseconds, late: true) { [weak self] in
-            guard let self, self.timers[kind]?.serial == serial else { return }
-            self.timers[kind] = nil
-            self.record(.timerFired(kind))
-            self.dispatch { machine, now in machine.timerFired(kind, now: now) }
+        timers[kind] = ArmedTimer(serial: timerSerial, deadline: loop.clock.now.advanced(by: milliseconds))
+        placeTimers()
+    }
+
+    /// Puts every armed timer on the loop at the time the gate gives it, in deadline
+    /// order, so that timers the gate moves to one instant fire in deadline order.
+    private func placeTimers() {
+        let ordered = timers.sorted { ($0.value.deadline, $0.value.serial) < ($1.value.deadline, $1.value.serial) }
+        for (kind, entry) in ordered {
+            loop.clock.cancel(entry.id)
+            let serial = entry.serial
+            // Late: at one instant the server's timers fire first, as with a driver.
+            timers[kind]?.id = loop.clock.schedule(at: gate.fireTime(entry.deadline), late: true) { [weak self] in
+                guard let self, self.timers[kind]?.serial == serial else { return }
+                self.timers[kind] = nil
+                self.record(.timerFired(kind))
+                self.dispatch { machine, now in machine.timerFired(kind, now: now) }
+            }
         }
-        timers[kind] = (serial, id)
+    }
+
+    /// What the driver itself does for a device event (the machine hears it too).
+    private func apply(_ event: DeviceEvent) {
+        let now = loop.clock.now
+        switch event {
+        case .dnsFailure(let attempts):
+            dnsFailures = attempts
+        case .sleep(let milliseconds):
+            gate.sleep(now: now, milliseconds: milliseconds)
+            loop.clock.cancel(wakeTimer)
+            // Scheduled before the timers it releases, so it runs first at the wake.
+            wakeTimer = loop.clock.schedule(at: gate.wake ?? now, late: true) { [weak self] in
+                self?.gate.woke()
+                self?.wakeTimer = nil
+            }
+            placeTimers()
+        case .throttle(let period):
+            gate.throttle(now: now, period: period)
+            placeTimers()
+        case .networkChange:
+            break
+        }
     }
 
     private func record(_ event: ClientObservation.Event) {
         log.append(ClientObservation(at: loop.clock.now, client: name, event: event))
     }
+}
+
+/// A timer the machine armed: its deadline, and where it sits on the loop.
+private struct ArmedTimer {
+    var serial: Int
+    var deadline: Instant
+    var id: Clock.TimerID?
 }
 
 // MARK: Sockets
@@ -170,6 +221,12 @@ extension SDKClient {
         record(.socketOpening(seed: seed))
         guard network != .down else {
             loop.deferToLoop { [weak self] in self?.failOpen("There is no network", current) }
+            return
+        }
+        if dnsFailures != 0 {
+            dnsFailures = dnsFailures.map { $0 - 1 }
+            let host = server.host
+            loop.deferToLoop { [weak self] in self?.failOpen("Name resolution failed for \(host)", current) }
             return
         }
         WebSocketClient.connect(on: loop, to: server, path: path, seed: seed) { [weak self] result in

@@ -1,7 +1,7 @@
 import ChatProtocol
 
 /// Everything an app (or the world around it) can do to the SDK: one case per public
-/// call, app lifecycle change and network change.
+/// call, app lifecycle change, network change and device event.
 ///
 /// API calls get a ``CallID`` and complete with a ``CallResult`` (at once or later);
 /// lifecycle, network and relaunch cases are environment inputs and get none.
@@ -57,11 +57,14 @@ public enum SDKCommand: Sendable, Equatable {
     /// The app process was killed and started again: memory is gone, the logged-in
     /// user persisted on disk is not (000, "Default SDK behaviour").
     case relaunch
+    /// Something the device does on its own: DNS failure, sleep, throttling, a network
+    /// path change (``DeviceEvent``).
+    case device(DeviceEvent)
 
     /// Whether this case is an API call that gets a ``CallID``.
     public var isCall: Bool {
         switch self {
-        case .willResignActive, .didBackground, .foreground, .network, .relaunch: false
+        case .willResignActive, .didBackground, .foreground, .network, .relaunch, .device: false
         default: true
         }
     }

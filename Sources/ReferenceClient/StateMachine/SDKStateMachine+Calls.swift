@@ -39,6 +39,8 @@ extension SDKStateMachine {
         case .foreground: foreground()
         case .network(let condition): networkChanged(to: condition)
         case .relaunch: relaunch()
+        case .device(.networkChange): networkPathChanged()
+        case .device: break   // carried out by the driver: its resolver and clock
         }
         return finish()
     }

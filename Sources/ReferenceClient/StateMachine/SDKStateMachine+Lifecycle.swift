@@ -112,6 +112,23 @@ extension SDKStateMachine {
         }
     }
 
+    /// The OS reports a new network path while the network stays up (an interface
+    /// change): a live connection is checked at once with a heartbeat ping, whose missing
+    /// reply drops it, and a waiting loop starts again from the first wait.
+    mutating func networkPathChanged() {
+        guard network != .down else { return }
+        if profile.resetBackoffOnNetworkChange { phase.round?.failures = 0 }
+        switch phase {
+        case .connected(.running(awaiting: nil)):
+            cancelTimer(.keepAlive)
+            sendHeartbeat()
+        case .backingOff(let round):
+            if profile.resetBackoffOnNetworkChange { scheduleRetry(round) }
+        default:
+            break
+        }
+    }
+
     /// The OS tore the socket down; the loop pauses until the network returns (003).
     mutating func networkLost() {
         let error = ChatError(.noInternet)

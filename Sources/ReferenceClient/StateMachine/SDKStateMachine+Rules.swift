@@ -49,6 +49,10 @@ extension SDKStateMachine {
             cite(condition == .down ? "reconnection.no-network-pauses" : "reconnection.reset-on-network-change")
             if condition == .weak { cite("reconnection.weak-network") }
         case .relaunch: cite("connection.relaunch-forgets-process-state")
+        case .device(.networkChange): cite("reconnection.network-change-probes", "reconnection.reset-on-network-change")
+        case .device(.dnsFailure): cite("connection.dns-failure-error")
+        case .device(.sleep): cite("reconnection.overdue-timers-after-sleep")
+        case .device(.throttle): cite("reconnection.throttled-timers")
         }
     }
 
