@@ -151,3 +151,24 @@ def test_the_hello_carries_the_manifest_only_when_the_adapter_declares_one():
         manifest = {"sdk": {"name": "toy", "version": "1.0"}, "parameters": {"keepAliveInterval": 25}}
 
     assert Declaring().hello()["manifest"]["parameters"] == {"keepAliveInterval": 25}
+
+
+def test_device_events_check_their_args_by_name():
+    from mockchat.driver import DriverError
+    from mockchat.driver.device import read
+    assert read("dns", {"fail": 3}) == 3 and read("dns", {"fail": True}) is True and read("dns", {"fail": False}) == 0
+    assert read("sleep", {"ms": 25000}) == 25000 and read("throttle", {"periodMs": 0}) == 0
+    assert read("networkChange", {}) is None
+    for command, args, message in [
+            ("dns", {}, "dns needs 'fail': an integer from 0 to 1000000"),
+            ("sleep", {"ms": 0}, "sleep needs 'ms': an integer from 1 to 86400000"),
+            ("sleep", {"ms": True}, "sleep needs 'ms': an integer from 1 to 86400000"),
+            ("throttle", {"periodMs": 1, "x": 2}, "throttle takes no 'x', only 'periodMs'"),
+            ("networkChange", {"to": "cellular"}, "networkChange takes no 'to'"),
+            ("networkChange", [], "networkChange needs an object of args")]:
+        try:
+            read(command, args)
+        except DriverError as error:
+            assert (error.code, error.message) == ("bad-arguments", message)
+        else:
+            raise AssertionError(f"{command} {args} accepted")

@@ -18,9 +18,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))                       # mockchat_sdk
 sys.path.append(os.path.join(HERE, "..", "..", "..", "python"))    # mockchat, when not installed
 
-from mockchat.driver import CALLS, ENVIRONMENT, QUERIES, Adapter, DriverError, Scenario, run  # noqa: E402
+from mockchat.driver import CALLS, DEVICE, ENVIRONMENT, QUERIES, Adapter, DriverError, Scenario, run  # noqa: E402
+from mockchat.driver.device import read as read_device_event  # noqa: E402
 from mockchat_sdk import PROFILES, AppSettings, ChatClient, ChatError, SystemClock, VirtualClock  # noqa: E402
 from mockchat_sdk.client import Instrumentation  # noqa: E402
+from mockchat_sdk.device_clock import DeviceClock  # noqa: E402
 from mockchat_sdk.manifest import MANIFEST  # noqa: E402
 from mockchat_sdk.transport import Device  # noqa: E402
 
@@ -72,12 +74,13 @@ class Slot:
     def __init__(self, adapter: "PythonSDKAdapter", name: str, profile: str):
         self.adapter, self.name, self.profile = adapter, name, PROFILES[profile]
         self.device = Device()
+        self.clock = DeviceClock(adapter.clock)     # the device's timers: sleep and throttling
         self.client = self._new_client()
         self.requests: dict[str, Any] = {}
 
     def _new_client(self) -> ChatClient:
         scenario = self.adapter.scenario
-        return ChatClient(self.device, self.adapter.clock, scenario.server_url, scenario.auth_key, self.profile,
+        return ChatClient(self.device, self.clock, scenario.server_url, scenario.auth_key, self.profile,
                           Reporter(scenario, self.name))
 
     def relaunch(self) -> None:
@@ -155,13 +158,26 @@ def environment(slot: Slot, command: str, args: dict) -> None:
         slot.relaunch()
 
 
+def device_event(slot: Slot, command: str, args: dict) -> None:
+    """docs/DRIVER.md, "Device events": the device's resolver and clock, and the OS's notice."""
+    value = read_device_event(command, args)
+    if command == "dns":
+        slot.device.set_dns_failures(None if value is True else value)
+    elif command == "sleep":
+        slot.clock.sleep(value)
+    elif command == "throttle":
+        slot.clock.set_throttle(value)
+    else:
+        slot.client.network_path_changed()
+
+
 class PythonSDKAdapter(Adapter):
     """The Python SDK behind the driver kit: one Slot per scenario client."""
 
     sdk_name, sdk_version = MANIFEST["sdk"]["name"], MANIFEST["sdk"]["version"]
     manifest = MANIFEST
     profiles = sorted(PROFILES)
-    commands = ENVIRONMENT[:1] + CALLS + ENVIRONMENT[1:] + QUERIES
+    commands = ENVIRONMENT[:1] + CALLS + ENVIRONMENT[1:] + DEVICE + QUERIES
     events = ["connection", "connectionListener", "presence", "socketOpening", "result"]
     sockets = True
 
@@ -187,6 +203,8 @@ class PythonSDKAdapter(Adapter):
                     "loggedInUser": user.get("uid") if user else None}
         if command in ENVIRONMENT:
             return environment(slot, command, args)
+        if command in DEVICE:
+            return device_event(slot, command, args)
         return call(slot, command, args)
 
     async def settle(self) -> list[dict]:

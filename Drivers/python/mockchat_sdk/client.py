@@ -123,6 +123,7 @@ class ChatClient:
         # Where the logged-in user is kept: the device's storage, which survives a relaunch.
         self._store: dict[str, Any] = {} if "relaunch-forgets-login" in self.bugs else device.storage
         self._reconnections = 0                 # successful logins the SDK made on its own
+        self._last_frame_ms = 0                 # when the server last sent something
 
     # Setup and session --------------------------------------------------------------
 
@@ -248,6 +249,10 @@ class ChatClient:
         the sockets; this only tells the connection logic."""
         self._run(self.machine.network_changed(condition))
 
+    def network_path_changed(self) -> None:
+        """The OS reports a network path change (an interface change); the network stays up."""
+        self._run(self.machine.network_path_changed())
+
     def shutdown(self) -> None:
         """The process ends: timers stop, the socket is left to the device."""
         for timer in self._timers.values():
@@ -325,7 +330,9 @@ class ChatClient:
         if isinstance(action, cm.StartTimer):
             self._cancel_timer(action.name)
             name = action.name
-            self._timers[name] = self.clock.call_later(action.seconds, lambda: self._timer_fired(name))
+            # The uptime clock stops while the device sleeps (DeviceClock, counts_sleep).
+            uptime = {"counts_sleep": False} if "uptime-timers" in self.bugs else {}
+            self._timers[name] = self.clock.call_later(action.seconds, lambda: self._timer_fired(name), **uptime)
         elif isinstance(action, cm.CancelTimer):
             self._cancel_timer(action.name)
         elif isinstance(action, cm.OpenSocket):
@@ -352,7 +359,17 @@ class ChatClient:
 
     def _timer_fired(self, name: str) -> None:
         self._timers.pop(name, None)
+        if name == cm.KEEP_ALIVE and self._idle_too_long():
+            self._run([cm.DropSocket()] + self.machine.socket_closed())
+            return
         self._run(self.machine.timer_fired(name))
+
+    def _idle_too_long(self) -> bool:
+        """The seeded `wall-clock-idle-check`: a silence from the server longer than a
+        ping and its deadline is read as a dead connection, however late the timer ran."""
+        limit = (self.profile.keep_alive_interval + self.profile.reply_timeout) * 1000
+        return ("wall-clock-idle-check" in self.bugs and self.machine.socket == "open"
+                and self.clock.now_ms() - self._last_frame_ms > limit)
 
     def _cancel_timer(self, name: str) -> None:
         timer = self._timers.pop(name, None)
@@ -368,7 +385,9 @@ class ChatClient:
     async def _open_and_login(self, socket: V1Socket, reconnect: bool) -> None:
         try:
             await socket.open()
-        except ChatError:
+        except ChatError as error:
+            if getattr(error, "resolver", False) and "dns-failure-ends-loop" in self.bugs:
+                self._run(self.machine.login_refused(error))
             return                             # _on_closed has told the machine
         credentials = self._credentials() or self._pending_credentials or {}
         presence = self.settings.presence
@@ -395,6 +414,7 @@ class ChatClient:
             return
         if error is not None:
             return                             # the socket ended; _on_closed handles it
+        self._last_frame_ms = self.clock.now_ms()
         user = self._remember(reply.result()["user"])
         self._save_login(credentials, user)
         if reconnect:
@@ -403,6 +423,7 @@ class ChatClient:
 
     def _keep_alive_reply(self, reply: asyncio.Future) -> None:
         if reply.exception() is None:
+            self._last_frame_ms = self.clock.now_ms()
             self._run(self.machine.reply_received())
 
     def _on_closed(self, socket: V1Socket) -> None:

@@ -217,6 +217,20 @@ class ConnectionMachine:
             return [StartTimer(RECONNECT, self.backoff.next_delay())]
         return []
 
+    def network_path_changed(self) -> list:
+        """The OS reports a new network path while the network stays up (an interface
+        change): a live connection is checked at once with a ping, and a waiting loop
+        starts again from the first wait (reconnection.network-change-probes)."""
+        if "ignores-network-change" in self.bugs or self.network == DOWN:
+            return []
+        self.backoff.reset()
+        heartbeat_runs = not self.in_background or self.hold is not None
+        if self.socket == "open" and heartbeat_runs and not self.keep_alive_stopped:
+            return self._keep_alive_now()
+        if self.socket is None and self.status == CONNECTING and not self.paused:
+            return [StartTimer(RECONNECT, self.backoff.next_delay())]
+        return []
+
     # Socket and server -------------------------------------------------------------------
 
     def login_accepted(self) -> list:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import socket
 from typing import Any, Callable, Optional
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -23,6 +24,7 @@ class Device:
 
     def __init__(self) -> None:
         self.network = "up"
+        self.dns_failures: Optional[int] = 0      # attempts left to fail at name resolution; None: all
         self.storage: dict[str, Any] = {}
         self.sockets: list[V1Socket] = []
         self._in_flight: set[asyncio.Task] = set()
@@ -70,6 +72,18 @@ class Device:
             for sock in list(self.sockets):
                 sock.abort()
 
+    def set_dns_failures(self, attempts: Optional[int]) -> None:
+        """The next `attempts` connections fail at name resolution (None: until cleared)."""
+        self.dns_failures = attempts
+
+    def resolve(self, url: str) -> None:
+        """The resolver's part of opening `url`: raises the OS's error while DNS fails."""
+        if self.dns_failures == 0:
+            return
+        if self.dns_failures is not None:
+            self.dns_failures -= 1
+        raise socket.gaierror(socket.EAI_NONAME, f"Name or service not known ({url})")
+
     def discard(self) -> None:
         """The app process died: every socket is reset."""
         for sock in list(self.sockets):
@@ -104,12 +118,15 @@ class V1Socket:
             self._finish()
             raise ChatError(errors.NO_INTERNET)
         try:
+            self.device.resolve(self.url)
             self._ws = await connect(self.url, ping_interval=None, compression=None,
                                      open_timeout=10, close_timeout=10, proxy=None)
-        except Exception:
+        except Exception as failure:
             self._finish()
             code = errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR
-            raise ChatError(code) from None
+            error = ChatError(code)
+            error.resolver = isinstance(failure, socket.gaierror)   # the name did not resolve
+            raise error from None
         if self._closed:                      # reset while the handshake was running
             self._ws.transport.abort()
             raise ChatError(errors.NO_INTERNET)

@@ -6,8 +6,9 @@ answers `settle` and `advance` from the adapter's clock, turns call outcomes int
 (at once, or `pending` and a `result` event later), and protocol errors into replies."""
 
 from .adapter import Adapter, Clock, DriverError, Scenario
+from .device import DEVICE
 from .loop import CALLS, ENVIRONMENT, QUERIES, Driver, Result
 from .transports import run, serve_stdio, serve_websocket
 
-__all__ = ["Adapter", "Clock", "DriverError", "Scenario", "Driver", "Result", "CALLS", "ENVIRONMENT", "QUERIES",
+__all__ = ["Adapter", "Clock", "DriverError", "Scenario", "Driver", "Result", "CALLS", "ENVIRONMENT", "QUERIES", "DEVICE",
            "run", "serve_stdio", "serve_websocket"]

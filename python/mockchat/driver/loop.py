@@ -7,6 +7,7 @@ import inspect
 from typing import Any, Callable, Optional
 
 from .adapter import Adapter, Clock, DriverError, Scenario
+from .device import DEVICE
 
 ENVIRONMENT = ["create", "willResignActive", "didBackground", "foreground", "network", "relaunch"]
 CALLS = ["init", "login", "logout", "connect", "disconnect", "ping", "getLoggedInUser", "getConnectionStatus",
@@ -106,7 +107,7 @@ class Driver:
             return {"ok": True, "result": self._failure(error)}
         if command in QUERIES:
             return {"ok": True, "state": outcome}
-        if command in ENVIRONMENT:
+        if command in ENVIRONMENT or command in DEVICE:
             await self.adapter.settle()
             return {"ok": True}
         if not inspect.isawaitable(outcome):
