@@ -67,6 +67,11 @@ const pageEnvironment = {
     }
     slot.device.setNetwork(condition);                 // the simulated device: a page cannot cut its own network
   },
+  /** An interface change: the connection changes while its effective type stays. */
+  networkPathChange(slot) {
+    const win = this.frames.get(slot).frame.contentWindow;
+    win.navigator.connection.dispatchEvent(new win.Event('change'));
+  },
 };
 
 function run() {

@@ -10,6 +10,8 @@ import { SystemClock, VirtualClock } from '../sdk/clock.mjs';
 import { Device } from '../sdk/transport.mjs';
 import { ChatError } from '../sdk/errors.mjs';
 import { MANIFEST } from '../sdk/manifest.mjs';
+import { DeviceClock } from '../sdk/device-clock.mjs';
+import { DEVICE_EVENTS, performDeviceEvent, readDeviceEvent } from './device-events.mjs';
 
 const CALLS = ['init', 'login', 'logout', 'connect', 'disconnect', 'ping', 'getLoggedInUser',
   'getConnectionStatus', 'backgroundTaskEnabled', 'getUser', 'fetchNext', 'addUserListener',
@@ -20,7 +22,7 @@ const ENVIRONMENT = ['create', 'willResignActive', 'didBackground', 'foreground'
 export function hello(platform) {
   return {
     type: 'hello', protocol: 1, sdk: { ...MANIFEST.sdk, platform: platform.name }, profiles: Object.keys(PROFILES),
-    virtualTime: true, commands: ['create', ...CALLS, ...ENVIRONMENT.slice(1), 'inspect'],
+    virtualTime: true, commands: ['create', ...CALLS, ...ENVIRONMENT.slice(1), ...DEVICE_EVENTS, 'inspect'],
     events: ['connection', 'connectionListener', 'presence', 'socketOpening', 'result'], sockets: platform.sockets,
     manifest: MANIFEST,
   };
@@ -37,13 +39,14 @@ class Slot {
     this.name = name;
     this.profile = profile;
     this.device = session.environment.device(session.platform.websocket, name);
+    this.clock = new DeviceClock(session.clock);        // the device's timers: sleep and throttling
     this.requests = new Map();
     this.client = this.newClient();
   }
   newClient() {
     const { session, name } = this;
     const client = new ChatClient({
-      device: this.device, clock: session.clock, url: session.url, authKey: session.authKey,
+      device: this.device, clock: this.clock, url: session.url, authKey: session.authKey,
       profile: this.profile,
       hooks: {
         socketOpening: () => session.event(name, { event: 'socketOpening' }),
@@ -206,12 +209,18 @@ export class Driver {
       session.slots.set(name, new Slot(session, name, profile));
       return { ok: true };
     }
-    if (!ENVIRONMENT.includes(command) && !CALLS.includes(command) && command !== 'inspect') {
+    if (![...ENVIRONMENT, ...CALLS, ...DEVICE_EVENTS, 'inspect'].includes(command)) {
       throw new DriverError('unknown-command', `no command '${command}'`);
     }
     if (!slot) throw new DriverError('unknown-client', `no client '${name}'`);
     if (ENVIRONMENT.includes(command)) {
       this.environmentCommand(slot, command, args);
+      await session.settle();
+      return { ok: true };
+    }
+    if (DEVICE_EVENTS.includes(command)) {
+      const value = readDeviceEvent(command, args, (message) => new DriverError('bad-arguments', message));
+      performDeviceEvent(slot, command, value, this.environment);
       await session.settle();
       return { ok: true };
     }
@@ -296,4 +305,5 @@ export const directEnvironment = {
     slot.client.networkChanged(condition);
     slot.device.setNetwork(condition);
   },
+  networkPathChange(slot) { slot.client.networkPathChanged(); },
 };

@@ -7,6 +7,7 @@
  * | document `visibilitychange` to hidden / visible | didBackground() / foreground() |
  * | window `offline` / `online` | networkChanged('down' / 'up') |
  * | navigator.connection `change` to effectiveType `slow-2g` | networkChanged('weak') |
+ * | navigator.connection `change` with the effectiveType unchanged | networkPathChanged() (an interface change) |
  */
 
 /** The browser's WebSocket as sdk/transport.mjs wants it. A page cannot reset a TCP
@@ -46,7 +47,14 @@ export function bindToPage(client, win) {
     [win, 'offline', () => client.networkChanged('down')],
     [win, 'online', () => client.networkChanged('up')],
   ];
-  if (connection) handlers.push([connection, 'change', () => client.networkChanged(connection.effectiveType === 'slow-2g' ? 'weak' : 'up')]);
+  let type = connection?.effectiveType;
+  const connectionChanged = () => {
+    const before = type;
+    type = connection.effectiveType;
+    if (type === before) client.networkPathChanged();
+    else client.networkChanged(type === 'slow-2g' ? 'weak' : 'up');
+  };
+  if (connection) handlers.push([connection, 'change', connectionChanged]);
   for (const [target, name, handler] of handlers) target.addEventListener(name, handler);
   return () => { for (const [target, name, handler] of handlers) target.removeEventListener(name, handler); };
 }

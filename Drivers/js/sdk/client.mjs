@@ -42,6 +42,7 @@ export class ChatClient {
     this.userListeners = new Map();
     this.connectionListeners = new Map();
     this.shut = false;
+    this.lastFrame = 0;          // when the server last sent something
   }
 
   init({ autoEstablishSocketConnection, presence = 'all', region = 'us', reconnectKickEnable = false,
@@ -78,6 +79,8 @@ export class ChatClient {
   foreground() { this.feed({ type: 'foreground' }); }
   /** The device's network changed: `up`, `down` or `weak`. */
   networkChanged(condition) { this.feed({ type: 'network', condition }); }
+  /** The OS reports a network path change (an interface change); the network stays up. */
+  networkPathChanged() { this.feed({ type: 'networkPath' }); }
 
   /** The instance is dropped: timers cancelled, nothing reported any more. */
   shutdown() {
@@ -109,8 +112,9 @@ export class ChatClient {
         this.clock.cancel(this.timers.get(action.name));
         this.timers.set(action.name, this.clock.schedule(action.at, () => {
           this.timers.delete(action.name);
+          if (action.name === 'keepalive' && this.idleTooLong()) return this.feed({ type: 'timer', name: 'pong' });
           this.feed({ type: 'timer', name: action.name });
-        }));
+        }, { countsSleep: !bug('uptime-timers') }));   // the uptime clock stops in sleep (sdk/device-clock.mjs)
         return;
       }
       case 'cancel':
@@ -126,11 +130,19 @@ export class ChatClient {
     }
   }
 
+  /** The seeded `wall-clock-idle-check`: a silence from the server longer than a ping and
+   * its deadline is read as a dead connection, however late the timer ran. */
+  idleTooLong() {
+    const limit = this.profile.keepAliveInterval + this.profile.pongTimeout;
+    return bug('wall-clock-idle-check') && this.machine.phase === 'ready' && this.clock.now() - this.lastFrame > limit;
+  }
+
   open(id) {
     this.hooks.socketOpening?.();
     const socket = this.device.open(this.url, {
       opened: () => this.feed({ type: 'opened', socket: id }),
       message: (frame) => {
+        this.lastFrame = this.clock.now();
         if ('event' in frame) return this.feed({ type: 'event', socket: id, frame });
         if (frame.id === undefined || frame.id === null) return;
         const error = frame.error ? { code: frame.error.errorCode, description: frame.error.errorDescription } : undefined;

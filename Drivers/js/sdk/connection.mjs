@@ -190,6 +190,19 @@ export class ConnectionMachine {
     }
   }
 
+  /** The OS reports a new network path while the network stays up (an interface change):
+   * a live connection is checked at once with a ping, and a waiting loop starts again from
+   * the first wait (reconnection.network-change-probes). */
+  networkPathChanged() {
+    if (bug('ignores-network-change') || this.network === 'down') return;
+    this.waits = 0;
+    if (this.phase === 'ready' && this.heartbeatActive()) return this.keepAlive();
+    if (this.loop === 'waiting') {
+      this.stopLoop();
+      this.scheduleRetry();
+    }
+  }
+
   // ---- sockets -----------------------------------------------------------------
 
   opened({ socket }) {
@@ -247,6 +260,7 @@ export class ConnectionMachine {
       const refusal = code === 4004 ? ERR.RECONNECT_KICK_REFUSED : (reason?.startsWith('ERR_') ? reason : ERR.WEBSOCKET);
       return this.refused({ code: refusal });
     }
+    if (bug('dns-failure-ends-loop') && reason?.startsWith('getaddrinfo')) return this.refused({ code: ERR.WEBSOCKET, description: reason });
     this.lost();
   }
 
@@ -494,6 +508,7 @@ const HANDLERS = {
   didBackground: ConnectionMachine.prototype.didBackground,
   foreground: ConnectionMachine.prototype.foreground,
   network: ConnectionMachine.prototype.networkChanged,
+  networkPath: ConnectionMachine.prototype.networkPathChanged,
   opened: ConnectionMachine.prototype.opened,
   reply: ConnectionMachine.prototype.reply,
   event: ConnectionMachine.prototype.event,

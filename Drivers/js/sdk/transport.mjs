@@ -12,6 +12,7 @@ export class Device {
   constructor(platform, storage = new MemoryStorage()) {
     this.platform = platform;
     this.network = 'up';
+    this.dnsFailures = 0;        // attempts left to fail at name resolution; null: all of them
     this.storage = storage;
     this.sockets = new Set();
   }
@@ -25,6 +26,16 @@ export class Device {
   setNetwork(condition) {
     this.network = condition;
     if (condition === 'down') for (const socket of [...this.sockets]) socket.abort();
+  }
+
+  /** The next `attempts` connections fail at name resolution (null: until cleared). */
+  setDnsFailures(attempts) { this.dnsFailures = attempts; }
+
+  /** The resolver's part of opening a socket: whether this attempt fails there. */
+  resolverFails() {
+    if (this.dnsFailures === 0) return false;
+    if (this.dnsFailures !== null) this.dnsFailures -= 1;
+    return true;
   }
 
   /** The app process is gone: every socket is reset. */
@@ -59,6 +70,11 @@ export class V1Socket {
     if (device.network === 'down') {
       this.ws = null;
       queueMicrotask(() => this.finish(1006, ''));
+      return;
+    }
+    if (device.resolverFails()) {                       // the error Node's resolver gives
+      this.ws = null;
+      queueMicrotask(() => this.finish(1006, `getaddrinfo ENOTFOUND ${new URL(url).hostname}`));
       return;
     }
     const ws = this.ws = device.platform.create(url);
