@@ -373,8 +373,8 @@ class ConnectionMachine:
         return actions
 
     def _keep_alive_now(self) -> list:
-        return [SendKeepAlive(), StartTimer(REPLY, self.profile.reply_timeout),
-                StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval)]
+        deadline = [] if "no-pong-deadline" in self.bugs else [StartTimer(REPLY, self.profile.reply_timeout)]
+        return [SendKeepAlive(), *deadline, StartTimer(KEEP_ALIVE, self.profile.keep_alive_interval)]
 
     def _suspend(self) -> list:
         """The background no longer allows a connection: the socket closes (1001), the
