@@ -31,6 +31,9 @@ extension ChatServer {
             for direction in directions { faults.setLink(selector, direction, shape) }
             refreshSlicing()
             releaseHeldFrames()
+        case .selectedLink(let rule):
+            faults.setSelectedLink(rule, enabled: enabled)
+            releaseSelectedHolds(of: rule)
         case .silence(let silence):
             affected = try setSilence(silence, enabled: enabled)
         case .reply(let op, let reply):
@@ -51,6 +54,7 @@ extension ChatServer {
         let silences = faults.silences
         faults = FaultPlan()
         silences.forEach(liftSilence)
+        releaseSelectedHolds(of: nil)
         refreshSlicing()
         releaseHeldFrames()
     }

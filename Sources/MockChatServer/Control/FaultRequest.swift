@@ -17,13 +17,16 @@ struct FaultRequest {
         case reply(op: String, ScriptedReply?)
         /// A silence to set (or, not enabled, to lift).
         case silence(FaultPlan.Silence)
+        /// A link for chosen frames to set (or, not enabled, to remove).
+        case selectedLink(SelectedLink)
     }
 
     static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence"]
     static let common = ["fault", "uid", "deviceId", "enabled"]
     static let fields: [String: [String]] = [
         "drop": ["connection"], "blackhole": [], "refuseConnections": [], "stall": [], "delay": ["ms"],
-        "link": ["direction", "delayMs", "jitterMs", "bytesPerSecond", "dropPercent", "sliceBytes", "closeFrame", "seed"],
+        "link": ["direction", "delayMs", "jitterMs", "bytesPerSecond", "dropPercent", "sliceBytes", "closeFrame", "seed",
+                 "frames", "hold", "duplicate", "times"],
         "reply": ["op", "match", "result", "error", "delayMs", "times"],
         "silence": ["connection", "newConnections"],
     ]
@@ -74,7 +77,15 @@ struct FaultRequest {
         case "delay":
             let ms = try Self.integer(body, "ms", in: 0...3_600_000, what: "delay needs 'ms'")!
             change = .link([.outbound], enabled && ms > 0 ? LinkShape(delayMs: ms) : nil)
+        case "link" where body["frames"] != nil:
+            let rule = try Self.selectedLink(body, selector: selector, enabled: enabled)
+            recorded["direction"] = .string(rule.direction.rawValue)
+            if enabled { recorded["seed"] = .integer(Int64(bitPattern: rule.shape.seed)) }
+            change = .selectedLink(rule)
         case "link":
+            for key in ["hold", "duplicate", "times"] where body[key] != nil {
+                throw ControlError(400, "'\(key)' applies to chosen frames: it needs 'frames'")
+            }
             let (directions, shape) = try Self.link(body, enabled: enabled)
             recorded["direction"] = body["direction"] ?? "both"
             if enabled { recorded["seed"] = .integer(Int64(bitPattern: shape?.seed ?? 1)) }
@@ -140,24 +151,30 @@ struct FaultRequest {
             }
             closeFrames = flag
         }
-        var percent = 0.0
-        if let value = body["dropPercent"] {
-            guard let number = value.doubleValue else { throw ControlError(400, "'dropPercent' must be a number from 0 to 100") }
-            percent = try ControlError.checking { () throws(BoundedNumberError) in
-                try BoundedNumber.check(number, "'dropPercent'", in: 0...100, unit: "percent")
-            }
-        }
-        var seed: UInt64 = 1
-        if let value = body["seed"] {
-            guard let number = value.intValue else { throw ControlError(400, "'seed' must be an integer") }
-            seed = UInt64(bitPattern: number)
-        }
+        let percent = try dropPercent(body)
+        let seed = try seed(body)
         guard enabled else { return (directions, nil) }
         guard delay > 0 || rate > 0 || slice > 0 || percent > 0 || !closeFrames else {
             throw ControlError(400, "link needs at least one of 'delayMs', 'bytesPerSecond', 'sliceBytes', 'dropPercent', 'closeFrame' (or \"enabled\": false)")
         }
         return (directions, LinkShape(delayMs: delay, jitterMs: jitter, bytesPerSecond: Int(rate), dropPercent: percent,
                                       sliceBytes: Int(slice), closeFrames: closeFrames, seed: seed))
+    }
+
+    /// `dropPercent`, 0 when absent.
+    static func dropPercent(_ body: JSONValue) throws(ControlError) -> Double {
+        guard let value = body["dropPercent"] else { return 0 }
+        guard let number = value.doubleValue else { throw ControlError(400, "'dropPercent' must be a number from 0 to 100") }
+        return try ControlError.checking { () throws(BoundedNumberError) in
+            try BoundedNumber.check(number, "'dropPercent'", in: 0...100, unit: "percent")
+        }
+    }
+
+    /// `seed`, 1 when absent.
+    static func seed(_ body: JSONValue) throws(ControlError) -> UInt64 {
+        guard let value = body["seed"] else { return 1 }
+        guard let number = value.intValue else { throw ControlError(400, "'seed' must be an integer") }
+        return UInt64(bitPattern: number)
     }
 
     private static func reply(_ body: JSONValue, selector: FaultPlan.Selector,

@@ -44,6 +44,11 @@ public final class ChatServer {
     var stalled: Set<ConnectionID> = []
     /// Connections under a silence fault, and upgrades it left unanswered.
     var silent = SilentSessions()
+    /// Frames links for chosen frames hold until their rule is removed.
+    var selectedHolds: [SelectedHold] = []
+    /// The connection and op of the request whose replies are being sent: what a
+    /// link for chosen replies matches.
+    var replying: (connection: ConnectionID, op: String)?
     /// Frames the links hold, per direction.
     var inboundHeld = HeldFrames()
     var outboundHeld = HeldFrames()
@@ -244,6 +249,7 @@ public final class ChatServer {
                          text: "blackhole: inbound frame discarded")
             return
         }
+        if !faults.selectedLinks.isEmpty, receivedThroughSelectedLink(bytes, from: id) { return }
         if !faults.links.isEmpty || !inboundHeld.isEmpty {
             switch passage(.inbound, id, bytes: bytes.count) {
             case .now: break
@@ -284,7 +290,9 @@ public final class ChatServer {
         // The reply leaves when the connection's read is processed, with the replies to
         // the read's other requests; what went to other connections (presence events)
         // waits for the end of the loop turn, to share writes with the turn's other events.
+        if !faults.selectedLinks.isEmpty { replying = (id, ping != nil ? "ping" : request?["op"]?.stringValue ?? "") }
         execute(engine.received(decoded, from: id, now: now))
+        replying = nil
         noteLogin(id)
     }
 
@@ -295,7 +303,7 @@ public final class ChatServer {
     /// must take that path.
     private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, on socket: WebSocket,
                               now: Instant) -> Bool {
-        guard faults.blackholes.isEmpty, faults.links.isEmpty, silent.isEmpty, inboundHeld.isEmpty,
+        guard faults.blackholes.isEmpty, faults.links.isEmpty, faults.selectedLinks.isEmpty, silent.isEmpty, inboundHeld.isEmpty,
               outboundHeld.isEmpty, case .integer(let requestID) = ping.id,
               engine.pinged(id, now: now) else { return false }
         let timeText: [UInt8]
@@ -347,6 +355,7 @@ public final class ChatServer {
         discardHeld(id)
         readingPaused.remove(id)
         silent.sessions[id] = nil
+        if !selectedHolds.isEmpty { selectedHolds.removeAll { $0.connection == id } }
         if stalled.remove(id) != nil || silent.abandoned.remove(id) != nil {
             trace.record(.close, time: loop.clock.now, connection: id, text: "closed: \(info.abnormal ?? "closing handshake complete")",
                          code: info.received ?? info.sent)
@@ -379,7 +388,8 @@ public final class ChatServer {
                 bytes.reserveCapacity(256)
                 frame.serialize(into: &bytes)
                 let tracing = trace.isRecording
-                let plain = faults.blackholes.isEmpty && faults.links.isEmpty && outboundHeld.isEmpty
+                let plain = faults.blackholes.isEmpty && faults.links.isEmpty && faults.selectedLinks.isEmpty
+                    && outboundHeld.isEmpty
                 for id in recipients {
                     if plain && !tracing {
                         // No fault and no trace: nothing to look up but the socket.
@@ -477,6 +487,7 @@ public final class ChatServer {
     /// Sends one text frame through the connection's outbound link, tracing it as
     /// queued (its JSON, or else its `text`), or as dropped by the link.
     func send(_ frame: JSONValue?, text: String? = nil, bytes: [UInt8], to id: ConnectionID) {
+        if !faults.selectedLinks.isEmpty, sentThroughSelectedLink(frame, bytes: bytes, to: id) { return }
         let traced = labels[id] ?? claims[id]
         let way = sockets[id] == nil ? .now : passage(.outbound, id, bytes: bytes.count)
         guard way != .dropped else {

@@ -76,6 +76,9 @@ public struct FaultPlan: Sendable {
     /// Link shapes in the order they were set; the last one matching a connection and
     /// direction applies.
     public var links: [LinkRule] = []
+    /// Links for chosen frames only, in the order they were set; the last one matching
+    /// a frame takes it.
+    public var selectedLinks: [SelectedLink] = []
     /// Scripted answers, tried in the order they were set.
     public var replies: [ScriptedReply] = []
 
@@ -118,7 +121,7 @@ public struct FaultPlan: Sendable {
                 var object = JSONObject([("selector", rule.selector.json), ("direction", .string(rule.direction.rawValue))])
                 for (key, value) in rule.shape.json { object[key] = value }
                 return .object(object)
-            })),
+            } + selectedLinks.map(\.json))),
             ("replies", .array(replies.map(\.json))),
             ("silences", .array(silences.map(\.json))),
         ]))
