@@ -9,9 +9,18 @@ import Testing
 /// general path, which a traced server takes.
 @Suite("Ping fast path")
 struct PingFastPathTests {
-    /// What a client sees, and the session's ping time, for the same requests.
-    func exchange(trace: TraceLog?) throws -> (messages: [ServerMessage], unparsed: [String], lastPingAt: Instant?) {
+    /// What a client sees, the session's ping time and the trace's lines from the
+    /// client's connection on (without their sequence numbers), for the same requests.
+    /// With `general`, a scripted reply that matches none of them sends every frame
+    /// down the general path.
+    func exchange(trace: TraceLog?, general: Bool = false) throws
+        -> (messages: [ServerMessage], unparsed: [String], lastPingAt: Instant?, trace: [String]) {
         let f = try ServerFixture(trace: trace)
+        if general {
+            let script = #"{"fault":"reply","op":"users.get","match":{"uid":"nobody"},"result":{"user":null}}"#
+            #expect(try f.control("POST", "/control/faults", body: script).status == 200)
+        }
+        let start = f.server.trace.lastSequence
         let client = try f.connect()
         client.send(text: #"{"id":1,"op":"ping"}"#)  // before login: refused
         f.settle()
@@ -23,7 +32,12 @@ struct PingFastPathTests {
             f.settle()
         }
         let session = f.server.engine.connections.first
-        return (client.messages, client.unparsed, session?.lastPingAt)
+        let lines = f.server.trace.entries(after: start).map { entry in
+            var entry = entry
+            entry.sequence = 0
+            return String(decoding: TraceLog.jsonLines([entry]), as: UTF8.self)
+        }
+        return (client.messages, client.unparsed, session?.lastPingAt, lines)
     }
 
     @Test func theSameRepliesWithAndWithoutTheTrace() throws {
@@ -34,5 +48,15 @@ struct PingFastPathTests {
         #expect(off.unparsed == on.unparsed)
         #expect(off.lastPingAt != nil)
         #expect(off.lastPingAt == on.lastPingAt)
+    }
+
+    /// A traced server answers compact pings on the fast path too, keeping the ping's
+    /// and the pong's text as they are: its trace is the general path's, line for line.
+    @Test func theFastPathTracesWhatTheGeneralPathTraces() throws {
+        let fast = try exchange(trace: nil)
+        let general = try exchange(trace: nil, general: true)
+        #expect(fast.messages == general.messages)
+        #expect(fast.trace.filter { $0.contains(#""pong""#) }.count == 4)
+        #expect(fast.trace == general.trace)
     }
 }

@@ -54,10 +54,7 @@ final class ConsoleStream {
             // Nothing kept after `sent` (a reset emptied the trace): nothing to send for them.
             skip(to: newest, into: &bytes)
         }
-        for entry in page {
-            entry.json.serialize(into: &bytes)
-            bytes.append(10)
-        }
+        page.appendLines(to: &bytes)
         if let last = page.last?.sequence { sent = last }
         if !bytes.isEmpty { connection.write(bytes) }
         return sent < newest && connection.queuedWriteBytes < Self.writeBound

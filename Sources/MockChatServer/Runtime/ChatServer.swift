@@ -242,7 +242,7 @@ public final class ChatServer {
     private func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket) {
         let now = loop.clock.now
         let ping = compactPing(bytes)
-        if let ping, answeredPing(ping, from: id, on: socket, now: now) { return }
+        if let ping, answeredPing(ping, bytes: bytes, from: id, on: socket, now: now) { return }
         let label = labels[id]
         if isBlackholed(id) {
             trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
@@ -270,9 +270,10 @@ public final class ChatServer {
     }
 
     /// A frame written exactly as `{"id":N,"op":"ping"}`, decoded without a JSON tree
-    /// when nothing needs the tree (no trace to record, no scripted reply to match).
+    /// when nothing needs the tree (no scripted reply to match). Its text is the compact
+    /// JSON of its tree, so the trace keeps it as it is.
     private func compactPing(_ bytes: UnsafeRawBufferPointer) -> RequestEnvelope? {
-        trace.isRecording || !faults.replies.isEmpty ? nil : RequestDecoder.compactPing(bytes)
+        faults.replies.isEmpty ? RequestDecoder.compactPing(bytes) : nil
     }
 
     /// Handles one text frame that has crossed the link; `ping` is its ``compactPing(_:)``.
@@ -281,6 +282,10 @@ public final class ChatServer {
         let now = loop.clock.now
         let label = labels[id]
         engine.activity(id, now: now)
+        if ping != nil, trace.isRecording {
+            let traced = label ?? claims[id]
+            trace.record(.in, time: now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frameText: bytes)
+        }
         let (decoded, request) = ping.map { (.success($0), nil) } ?? decode(bytes, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
@@ -296,16 +301,22 @@ public final class ChatServer {
         noteLogin(id)
     }
 
-    /// The common case of a logged-in client's compact `ping` with nothing traced, no
-    /// fault, no scripted reply and nothing held: the pong's bytes go to the socket the
-    /// callback holds, with one lookup (the session's) and no action, message or JSON
-    /// tree. The bytes and effects are those of the general path; false when the frame
-    /// must take that path.
-    private func answeredPing(_ ping: RequestEnvelope, from id: ConnectionID, on socket: WebSocket,
+    /// The common case of a logged-in client's compact `ping` with no fault, no scripted
+    /// reply and nothing held: the pong's bytes go to the socket the callback holds, with
+    /// one lookup (the session's, and the label's when traced) and no action, message or
+    /// JSON tree. The bytes, effects and trace entries are those of the general path
+    /// (the ping's and the pong's text kept as they are); false when the frame must take
+    /// that path.
+    private func answeredPing(_ ping: RequestEnvelope, bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket,
                               now: Instant) -> Bool {
         guard faults.blackholes.isEmpty, faults.links.isEmpty, faults.selectedLinks.isEmpty, silent.isEmpty, inboundHeld.isEmpty,
-              outboundHeld.isEmpty, case .integer(let requestID) = ping.id,
-              engine.pinged(id, now: now) else { return false }
+              outboundHeld.isEmpty, case .integer(let requestID) = ping.id else { return false }
+        let tracing = trace.isRecording
+        let label = tracing ? labels[id] : nil
+        guard !tracing || label != nil, engine.pinged(id, now: now) else { return false }
+        if let label {
+            trace.record(.in, time: now, connection: id, uid: label.uid, deviceId: label.deviceId, frameText: bytes)
+        }
         let timeText: [UInt8]
         if let pongTime, pongTime.time == now {
             timeText = pongTime.text
@@ -315,6 +326,11 @@ public final class ChatServer {
         }
         pongBytes.removeAll(keepingCapacity: true)
         ServerMessage.writePong(id: requestID, serverTimeText: timeText, into: &pongBytes)
+        if let label {
+            pongBytes.withUnsafeBytes { pong in
+                trace.record(.out, time: now, connection: id, uid: label.uid, deviceId: label.deviceId, frameText: pong)
+            }
+        }
         socket.send(text: pongBytes)
         checkBackPressure(id, socket)
         return true
@@ -388,6 +404,7 @@ public final class ChatServer {
                 bytes.reserveCapacity(256)
                 frame.serialize(into: &bytes)
                 let tracing = trace.isRecording
+                let tracedText = tracing ? trace.keptText(of: frame, serialized: bytes) : []
                 let plain = faults.blackholes.isEmpty && faults.links.isEmpty && faults.selectedLinks.isEmpty
                     && outboundHeld.isEmpty
                 for id in recipients {
@@ -407,7 +424,9 @@ public final class ChatServer {
                     }
                     let traced = label ?? claims[id]
                     if plain, let socket = sockets[id] {
-                        trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.0, deviceId: traced?.1, frame: frame)
+                        tracedText.withUnsafeBytes { text in
+                            trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.0, deviceId: traced?.1, frameText: text)
+                        }
                         socket.send(text: bytes)
                         checkBackPressure(id, socket)
                         continue

@@ -23,102 +23,13 @@ public final class TraceLog {
         case open, `in`, out, close, fault, control
     }
 
-    /// One line of the trace.
-    public struct Entry: Sendable, Equatable {
-        public var sequence: Int
-        public var time: Instant
-        public var kind: Kind
-        public var connection: ConnectionID?
-        public var uid: String?
-        public var deviceId: String?
-        /// The control request that made a `control` entry: `POST /control/faults`.
-        public var route: String?
-        /// The frame, when it was valid JSON. Kept as its compact JSON text
-        /// (``frameText``), whose size is known, and parsed when read: a parsed frame's
-        /// tree of values can take many times the bytes of its text.
-        public var frame: JSONValue? {
-            get { frameText.flatMap { try? JSONParser.parse($0) } }
-            set { frameText = newValue.map { value in var bytes: [UInt8] = []; value.serialize(into: &bytes); return bytes } }
-        }
-        /// The frame's compact JSON text.
-        public private(set) var frameText: [UInt8]?
-        /// The frame's text when it was not valid JSON (at most 1 KiB), or a note.
-        public var text: String?
-        public var code: UInt16?
-
-        public init(sequence: Int, time: Instant, kind: Kind, connection: ConnectionID? = nil, uid: String? = nil,
-                    deviceId: String? = nil, route: String? = nil, frame: JSONValue? = nil, text: String? = nil,
-                    code: UInt16? = nil) {
-            (self.sequence, self.time, self.kind, self.connection) = (sequence, time, kind, connection)
-            (self.uid, self.deviceId, self.route, self.text, self.code) = (uid, deviceId, route, text, code)
-            self.frame = frame
-        }
-
-        /// The entry as one JSON object.
-        public var json: JSONValue {
-            var object = JSONObject()
-            forEachField { key, value, raw in object[key] = value ?? raw.flatMap { try? JSONParser.parse($0) } ?? .null }
-            return .object(object)
-        }
-
-        /// Appends the entry's JSON line, without its newline, to `bytes`; the frame's
-        /// text is copied as it is.
-        func serialize(into bytes: inout [UInt8]) {
-            bytes.append(UInt8(ascii: "{"))
-            var first = true
-            forEachField { key, value, raw in
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                JSONValue.string(key).serialize(into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                if let value { value.serialize(into: &bytes) } else if let raw { bytes += raw }
-            }
-            bytes.append(UInt8(ascii: "}"))
-        }
-
-        /// The length of the entry's JSON line without its newline: `json`'s serialized
-        /// length, counted without building or writing it.
-        var serializedCount: Int {
-            // `{` and `}`, plus each field's `"key":` and value, separated by commas.
-            var count = 1
-            forEachField { key, value, raw in count += JSONValue.stringCount(key) + 2 + (value?.serializedCount ?? raw?.count ?? 0) }
-            return count
-        }
-
-        /// What keeping the entry costs in memory: the entry itself, and each heap
-        /// allocation it holds (a string of more than 15 bytes, the frame's text) with
-        /// the allocator's header and rounding.
-        var memoryCount: Int {
-            func heap(_ bytes: Int) -> Int { (bytes + 16 + 15) / 16 * 16 + 16 }
-            var count = MemoryLayout<Entry>.stride + MemoryLayout<Int>.stride
-            for text in [uid, deviceId, route, text] { if let text, text.utf8.count > 15 { count += heap(text.utf8.count) } }
-            if let frameText { count += heap(frameText.count + 32) }
-            return count
-        }
-
-        /// Calls `visit` with each field of the entry's JSON object, in order, as a value
-        /// or (the frame) as JSON text: the one list of fields every reader uses.
-        private func forEachField(_ visit: (String, JSONValue?, [UInt8]?) -> Void) {
-            visit("seq", .integer(Int64(sequence)), nil)
-            visit("t", .double(time.seconds), nil)
-            visit("kind", .string(kind.rawValue), nil)
-            if let connection { visit("conn", .string(connection.description), nil) }
-            if let uid { visit("uid", .string(uid), nil) }
-            if let deviceId { visit("device", .string(deviceId), nil) }
-            if let code { visit("code", .integer(Int64(code)), nil) }
-            if let route { visit("route", .string(route), nil) }
-            if let frameText { visit("frame", nil, frameText) }
-            if let text { visit("text", .string(text), nil) }
-        }
-    }
-
     /// Entries kept in memory, oldest first; the oldest are dropped beyond `capacity`
     /// entries or `byteLimit` bytes.
-    public var entries: ArraySlice<Entry> { kept[head...] }
+    public var entries: Entries { store.entries }
 
     /// How many entries are kept in memory; 0 keeps none (a file, if given, still gets every line).
     public let capacity: Int
-    /// How many bytes of memory the kept entries may take at most (``Entry/memoryCount``).
+    /// How many bytes of memory the kept entries may take at most (``TraceStore/Record/memory``).
     public let byteLimit: Int
     /// Whether credential values (``secretKeys``) are replaced by ``redacted`` before an entry
     /// is kept or written.
@@ -126,6 +37,8 @@ public final class TraceLog {
     /// Whether entries are kept or written at all; callers may skip building costly
     /// arguments when not.
     public var isRecording: Bool { capacity > 0 || file != nil }
+    /// Whether entries are kept in memory only (no file): what the default server does.
+    private var keepsOnly: Bool { file == nil }
     /// Whether the file gets frames longer than ``longFrameBytes`` whole (a recording to
     /// replay) rather than as their summary.
     public let wholeFrames: Bool
@@ -133,7 +46,7 @@ public final class TraceLog {
     /// recorded meanwhile carry it as their route.
     public var controlRoute: String?
     /// The bytes of memory the kept entries take.
-    public private(set) var keptBytes = 0
+    public var keptBytes: Int { store.bytes }
     /// Called after each entry is kept in memory (the console's live stream).
     public var onKeep: (() -> Void)?
     /// The header's fields besides format and version, redacted: what ``headerLine`` writes.
@@ -146,10 +59,7 @@ public final class TraceLog {
     /// What a redacted secret reads as.
     public static let redacted = "<redacted>"
 
-    /// Kept entries are `kept[head...]`; dropped ones are compacted away in bulk.
-    private var kept: [Entry] = []
-    private var sizes: [Int] = []
-    private var head = 0
+    private var store: TraceStore
     private var nextSequence = 1
     private var file: UnsafeMutablePointer<FILE>?
     private var path: String?
@@ -163,6 +73,7 @@ public final class TraceLog {
         self.wholeFrames = wholeFrames
         self.byteLimit = max(0, byteLimit)
         self.redactsSecrets = redactsSecrets
+        store = TraceStore(capacity: self.capacity, byteLimit: self.byteLimit)
         if let path {
             guard let handle = fopen(path, "w") else {
                 throw FixtureError("cannot write the trace file '\(path)': \(String(cString: strerror(errno)))")
@@ -207,21 +118,73 @@ public final class TraceLog {
         nextSequence += 1
         guard isRecording else { return }
         var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid,
-                          deviceId: deviceId, route: kind == .control ? controlRoute : nil, frame: frame.map(redact),
+                          deviceId: deviceId, route: kind == .control ? controlRoute : nil,
                           text: text.map { redactsSecrets ? Self.redactingText(String($0.prefix(1024))) : String($0.prefix(1024)) },
                           code: code)
-        guard let file else {
-            // Kept in memory only: the frame's summary when the line would be long.
-            if let bytes = entry.frameText, entry.serializedCount + 1 > Self.longFrameBytes + 513 {
-                entry.frame = Self.summary(of: bytes)
-            }
-            keep(entry)
-            return
+        let frame = frame.map(redact)
+        guard keepsOnly else {
+            entry.frame = frame
+            return writeAndKeep(entry)
         }
+        guard store.isKeeping else { return }
+        if let frame {
+            store.keep(entry) { bytes in Self.appendFrame(of: entry, to: &bytes) { frame.serialize(into: &$0) } }
+        } else {
+            store.keep(entry)
+        }
+        onKeep?()
+    }
+
+    /// Appends an entry whose frame is `frameText` as it is, unparsed: the caller vouches
+    /// that it is compact JSON (as ``JSONValue/serialize(into:)`` writes it) without a
+    /// credential to redact (a ping, a pong, or ``keptText(of:serialized:)``). The entry
+    /// is the one ``record(_:time:connection:uid:deviceId:frame:text:code:)`` makes of
+    /// the parsed frame.
+    public func record(_ kind: Kind, time: Instant, connection: ConnectionID, uid: String?, deviceId: String?,
+                       frameText: UnsafeRawBufferPointer) {
+        let sequence = nextSequence
+        nextSequence += 1
+        guard isRecording else { return }
+        var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid, deviceId: deviceId)
+        guard keepsOnly else {
+            entry.frameText = Array(frameText)
+            return writeAndKeep(entry)
+        }
+        guard store.isKeeping else { return }
+        store.keep(entry) { bytes in Self.appendFrame(of: entry, to: &bytes) { $0.append(contentsOf: frameText) } }
+        onKeep?()
+    }
+
+    /// The text to trace for `frame`, whose compact JSON is `text`: `text` itself, or the
+    /// redacted frame's when it holds a credential. Made once, it serves every recipient
+    /// of a frame sent to many.
+    public func keptText(of frame: JSONValue, serialized text: [UInt8]) -> [UInt8] {
+        guard redactsSecrets, let redacted = Self.redacting(frame) else { return text }
+        var bytes: [UInt8] = []
+        redacted.serialize(into: &bytes)
+        return bytes
+    }
+
+    /// Appends a frame's text to `bytes` with `write`, or its summary when `entry`'s line
+    /// with it would be long.
+    private static func appendFrame(of entry: Entry, to bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        write(&bytes)
+        guard entry.serializedCount(frameCount: bytes.count - start) + 1 > longFrameBytes + 513 else { return }
+        let summary = summary(of: bytes[start...])
+        bytes.removeSubrange(start...)
+        summary.serialize(into: &bytes)
+    }
+
+    /// Writes the entry's line to the trace file (a long control payload to a file of its
+    /// own, a long frame as its summary unless ``wholeFrames``) and keeps it.
+    private func writeAndKeep(_ entry: Entry) {
+        guard let file else { return }
+        var entry = entry
         var line: [UInt8] = []
         entry.serialize(into: &line)
-        if kind == .control, let payload = entry.frameText, line.count > Self.longFrameBytes + 512,
-           let name = attach(payload, sequence: sequence) {
+        if entry.kind == .control, let payload = entry.frameText, line.count > Self.longFrameBytes + 512,
+           let name = attach(payload, sequence: entry.sequence) {
             entry.frame = ["file": .string(name)]
             line.removeAll(keepingCapacity: true)
             entry.serialize(into: &line)
@@ -234,7 +197,10 @@ public final class TraceLog {
             entry.serialize(into: &line)
             line.append(10)
         }
-        keep(entry)
+        if store.isKeeping {
+            store.keep(entry)
+            onKeep?()
+        }
         write(whole.isEmpty ? line : whole, to: file)
     }
 
@@ -248,41 +214,18 @@ public final class TraceLog {
         FileHandle.standardError.write(Data("mockchat: writing the trace file '\(path ?? "")' failed: \(reason); no further entries are written to it\n".utf8))
     }
 
-    /// Keeps an entry, dropping the oldest beyond the limits.
-    private func keep(_ entry: Entry) {
-        guard capacity > 0, byteLimit > 0 else { return }
-        let size = entry.memoryCount
-        kept.append(entry)
-        sizes.append(size)
-        keptBytes += size
-        while kept.count - head > capacity || keptBytes > byteLimit {
-            keptBytes -= sizes[head]
-            head += 1
-        }
-        if head > 1024, head * 2 > kept.count {
-            kept.removeFirst(head)
-            sizes.removeFirst(head)
-            head = 0
-        }
-        onKeep?()
-    }
-
     /// Forgets every kept entry and gives their memory back; sequence numbers go on.
     public func clear() {
-        kept = []
-        sizes = []
-        head = 0
-        keptBytes = 0
+        store = TraceStore(capacity: capacity, byteLimit: byteLimit)
     }
 
     /// Entries with a sequence number above `sequence`, at most `limit` of them.
-    public func entries(after sequence: Int, limit: Int = .max) -> ArraySlice<Entry> {
-        guard let oldest = kept[head...].first?.sequence else { return [] }
+    public func entries(after sequence: Int, limit: Int = .max) -> Entries {
+        let all = store.entries
+        guard let oldest = all.records.first?.entry.sequence else { return all }
         // Kept sequence numbers are consecutive.
-        let count = kept.count - head
-        let skipped = sequence < oldest ? 0 : min(count, sequence - oldest + 1)
-        let start = head + skipped
-        return kept[start..<(start + min(count - skipped, max(0, limit)))]
+        let skipped = sequence < oldest ? 0 : min(all.count, sequence - oldest + 1)
+        return all.prefix(from: all.startIndex + skipped, limit: limit)
     }
 
     /// Writes a long control payload to `TRACE.SEQ.json` beside the trace file and
@@ -343,7 +286,7 @@ public final class TraceLog {
     }
 
     /// The summary of a frame given as its JSON text.
-    static func summary(of bytes: [UInt8]) -> JSONValue {
+    static func summary(of bytes: some Collection<UInt8>) -> JSONValue {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let hex = String(hash, radix: 16)
@@ -352,6 +295,13 @@ public final class TraceLog {
             ("prefix", .string(String(decoding: bytes.prefix(256), as: UTF8.self))),
             ("fnv1a64", .string(String(repeating: "0", count: 16 - hex.count) + hex)),
         ]))
+    }
+
+    /// Kept entries as JSON lines.
+    public static func jsonLines(_ entries: Entries) -> [UInt8] {
+        var bytes: [UInt8] = []
+        entries.appendLines(to: &bytes)
+        return bytes
     }
 
     /// Entries as JSON lines.

@@ -1,0 +1,104 @@
+import ChatProtocol
+import MockChatCore
+
+extension TraceLog {
+    /// One line of the trace.
+    public struct Entry: Sendable, Equatable {
+        public var sequence: Int
+        public var time: Instant
+        public var kind: Kind
+        public var connection: ConnectionID?
+        public var uid: String?
+        public var deviceId: String?
+        /// The control request that made a `control` entry: `POST /control/faults`.
+        public var route: String?
+        /// The frame, when it was valid JSON. Kept as its compact JSON text
+        /// (``frameText``), whose size is known, and parsed when read: a parsed frame's
+        /// tree of values can take many times the bytes of its text.
+        public var frame: JSONValue? {
+            get { frameText.flatMap { try? JSONParser.parse($0) } }
+            set { frameText = newValue.map { value in var bytes: [UInt8] = []; value.serialize(into: &bytes); return bytes } }
+        }
+        /// The frame's compact JSON text.
+        public internal(set) var frameText: [UInt8]?
+        /// The frame's text when it was not valid JSON (at most 1 KiB), or a note.
+        public var text: String?
+        public var code: UInt16?
+
+        public init(sequence: Int, time: Instant, kind: Kind, connection: ConnectionID? = nil, uid: String? = nil,
+                    deviceId: String? = nil, route: String? = nil, frame: JSONValue? = nil, text: String? = nil,
+                    code: UInt16? = nil) {
+            (self.sequence, self.time, self.kind, self.connection) = (sequence, time, kind, connection)
+            (self.uid, self.deviceId, self.route, self.text, self.code) = (uid, deviceId, route, text, code)
+            self.frame = frame
+        }
+
+        /// The entry as one JSON object.
+        public var json: JSONValue {
+            var object = JSONObject()
+            forEachField(frame: frameText?[...]) { key, value, raw in
+                object[key] = value ?? raw.flatMap { text in text.withUnsafeBytes { try? JSONParser.parse($0) } } ?? .null
+            }
+            return .object(object)
+        }
+
+        /// Appends the entry's JSON line, without its newline, to `bytes`; the frame's
+        /// text is copied as it is.
+        func serialize(into bytes: inout [UInt8]) {
+            serialize(into: &bytes, frame: frameText?[...])
+        }
+
+        /// Appends the entry's JSON line with `frame` as the frame's text (the entry's
+        /// own ``frameText`` is not read): how the trace writes a kept entry whose
+        /// frame it stores apart.
+        func serialize(into bytes: inout [UInt8], frame: ArraySlice<UInt8>?) {
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            forEachField(frame: frame) { key, value, raw in
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.string(key).serialize(into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                if let value { value.serialize(into: &bytes) } else if let raw { bytes += raw }
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+
+        /// The length of the entry's JSON line without its newline: `json`'s serialized
+        /// length, counted without building or writing it.
+        var serializedCount: Int { serializedCount(frameCount: frameText?.count) }
+
+        /// The line's length with a frame text of `frameCount` bytes (nil: no frame).
+        func serializedCount(frameCount: Int?) -> Int {
+            // `{` and `}`, plus each field's `"key":` and value, separated by commas.
+            var count = 1
+            forEachField(frame: nil) { key, value, _ in count += JSONValue.stringCount(key) + 2 + (value?.serializedCount ?? 0) }
+            if let frameCount { count += JSONValue.stringCount("frame") + 2 + frameCount }
+            return count
+        }
+
+        /// What the entry's strings take on the heap beyond the entry itself: each of
+        /// more than 15 bytes, with the allocator's header and rounding.
+        var stringMemoryCount: Int {
+            func heap(_ bytes: Int) -> Int { bytes > 15 ? (bytes + 16 + 15) / 16 * 16 + 16 : 0 }
+            return heap(uid?.utf8.count ?? 0) + heap(deviceId?.utf8.count ?? 0) + heap(route?.utf8.count ?? 0)
+                + heap(text?.utf8.count ?? 0)
+        }
+
+        /// Calls `visit` with each field of the entry's JSON object, in order, as a value
+        /// or (the frame, given as `frame`) as JSON text: the one list of fields every
+        /// reader uses.
+        private func forEachField(frame: ArraySlice<UInt8>?, _ visit: (String, JSONValue?, ArraySlice<UInt8>?) -> Void) {
+            visit("seq", .integer(Int64(sequence)), nil)
+            visit("t", .double(time.seconds), nil)
+            visit("kind", .string(kind.rawValue), nil)
+            if let connection { visit("conn", .string(connection.description), nil) }
+            if let uid { visit("uid", .string(uid), nil) }
+            if let deviceId { visit("device", .string(deviceId), nil) }
+            if let code { visit("code", .integer(Int64(code)), nil) }
+            if let route { visit("route", .string(route), nil) }
+            if let frame { visit("frame", nil, frame) }
+            if let text { visit("text", .string(text), nil) }
+        }
+    }
+}
