@@ -256,6 +256,12 @@ import Testing
         #expect(!Timeline.balanced([open], []))
         #expect(!Timeline.balanced([], [server]))
         #expect(!Timeline.balanced([open, SocketCount(port: 0, isOpen: false, sent: 0, received: 0)], [server]))
+        // A silent session the client dropped (the server cannot know) is not waited for;
+        // one the client still holds is compared as usual.
+        let silent = SocketCount(port: 6000, isOpen: true, sent: 1, received: 2, silent: true)
+        #expect(Timeline.balanced([open], [server, silent]))
+        #expect(!Timeline.balanced([open], [server, SocketCount(port: 6000, isOpen: true, sent: 1, received: 2)]))
+        #expect(!Timeline.balanced([open, SocketCount(port: 6000, isOpen: true, sent: 3, received: 1)], [server, silent]))
     }
 }
 

@@ -140,7 +140,8 @@ final class RemoteServer: ServerUnderTest {
         remoteDeadline = state["nextDeadline"]?.doubleValue.map { Instant(seconds: $0) }
         return (state["sockets"]?.arrayValue ?? []).map { socket in
             SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: true,
-                        sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0))
+                        sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0),
+                        silent: socket["silent"]?.boolValue == true)
         }
     }
 

@@ -9,12 +9,16 @@ public struct SocketCount: Sendable, Equatable, CustomStringConvertible {
     public var sent: Int
     /// Text messages received.
     public var received: Int
+    /// The server's side of a connection under a silence fault: the client may have let
+    /// it go without the server knowing, since nothing crosses.
+    public var silent: Bool
 
-    public init(port: Int, isOpen: Bool, sent: Int, received: Int) {
+    public init(port: Int, isOpen: Bool, sent: Int, received: Int, silent: Bool = false) {
         self.port = port
         self.isOpen = isOpen
         self.sent = sent
         self.received = received
+        self.silent = silent
     }
 
     public var description: String { isOpen ? "\(port): sent \(sent), received \(received)" : "\(port): opening" }

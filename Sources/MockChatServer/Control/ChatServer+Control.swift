@@ -108,8 +108,10 @@ extension ChatServer {
             "nextDeadline": loop.clock.nextDeadline.map { .double($0.seconds) } ?? .null,
             "traceSeq": .integer(Int64(trace.lastSequence)),
             "sockets": .array(sessionCounts.map { count in
-                ["port": .integer(Int64(count.port)), "sent": .integer(Int64(count.sent)),
-                 "received": .integer(Int64(count.received))]
+                var socket: JSONObject = ["port": .integer(Int64(count.port)), "sent": .integer(Int64(count.sent)),
+                                          "received": .integer(Int64(count.received))]
+                if count.silent { socket["silent"] = .bool(true) }
+                return .object(socket)
             }),
         ]
     }

@@ -133,7 +133,7 @@ public final class ChatServer {
             // What a silence holds back has not crossed yet.
             SocketCount(port: socket.connection.remoteAddress?.port ?? 0, isOpen: true,
                         sent: silent.sessions[id]?.sentBefore ?? socket.textMessagesSent,
-                        received: socket.textMessagesReceived)
+                        received: socket.textMessagesReceived, silent: silent.sessions[id] != nil)
         }.sorted { $0.port < $1.port }
     }
 
