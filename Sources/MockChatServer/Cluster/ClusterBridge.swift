@@ -112,7 +112,8 @@ public final class ClusterBridge {
             [weak self] reply in
             guard let self, !self.isStopped else { return }
             switch reply {
-            case .integer(let stored): answer(stored == 1)
+            case .integer(0): answer(false)
+            case .array: answer(true)
             case nil: self.decideAlone(device, answer: answer)  // the connection ended first
             case let other?:
                 self.logger.error("cluster: claim of \(device.field) for \(device.uid) failed: \(other)")

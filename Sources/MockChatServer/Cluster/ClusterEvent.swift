@@ -21,7 +21,7 @@ struct ClusterMessage: Equatable {
 }
 
 /// One event of the `mockchat:events` channel (docs/CLUSTER.md).
-enum ClusterEvent: Equatable {
+package enum ClusterEvent: Equatable {
     case added(ClusterDevice)
     case removed(uid: String, field: String, lastActiveAt: Double)
     case kick(node: String, connection: String, reason: String, byDeviceId: String, byPlatform: Platform)
@@ -72,7 +72,7 @@ enum ClusterEvent: Equatable {
     }
 
     /// The device's stored value in its user's hash.
-    static func storedValue(_ device: ClusterDevice) -> String {
+    package static func storedValue(_ device: ClusterDevice) -> String {
         JSONValue.object(JSONObject([("deviceId", .string(device.deviceId)),
                                      ("platform", .string(device.platform.rawValue)),
                                      ("since", .double(device.since))])).serialized()

@@ -9,7 +9,7 @@ import EventLoop
 /// the channel's order, and a snapshot returned with the counter's value says exactly
 /// which messages it already contains (``ClusterSync``).
 /// Keys and channel: docs/CLUSTER.md.
-enum ClusterScripts {
+package enum ClusterScripts {
     /// `publish(json)`: numbers the JSON object `json` with the next `seq` and publishes it.
     private static let publish = """
         local function publish(message)
@@ -44,38 +44,33 @@ enum ClusterScripts {
 
     /// ARGV: uid, field, device JSON, add message, deviceId, platform, mobile limit,
     /// refuse (`1`: refuse rather than kick), now. The device policy for the whole
-    /// cluster, decided in one step: other devices with the same deviceId are
-    /// displaced; a mobile beyond the limit displaces the oldest other mobiles, or is
-    /// refused (returns 0, nothing stored). Stores and announces the device, then kicks
-    /// and removes each displaced one. Returns 1 when stored.
-    static let claim = RedisScript(publish + "\n" + drop + "\n" + store + "\n" + """
+    /// cluster, decided in one step by ``DevicePolicy/lua`` over the user's other
+    /// devices, oldest first (``ClusterDevice/isOlder(than:)``). When refused, stores
+    /// nothing and returns 0; otherwise stores and announces the device, then kicks and
+    /// removes each displaced one, and returns them: `{field, reason, ...}`.
+    package static let claim = RedisScript(publish + "\n" + drop + "\n" + store + "\n" + DevicePolicy.lua + "\n" + """
         local uid, field, deviceId, platform = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
         local entries = redis.call('HGETALL', 'mockchat:devices:' .. uid)
-        local displaced, mobiles = {}, {}
+        local others = {}
         for i = 1, #entries, 2 do
           if entries[i] ~= field then
             local other = cjson.decode(entries[i + 1])
-            if other.deviceId == deviceId then
-              displaced[#displaced + 1] = {entries[i], 'the same device connected again'}
-            elseif platform == 'mobile' and other.platform == 'mobile' then
-              mobiles[#mobiles + 1] = {entries[i], other.since}
-            end
+            others[#others + 1] = {id = entries[i], deviceId = other.deviceId, platform = other.platform, since = other.since}
           end
         end
-        local excess = #mobiles + 1 - tonumber(ARGV[7])
-        if platform == 'mobile' and excess > 0 then
-          if ARGV[8] == '1' then return 0 end
-          table.sort(mobiles, function(x, y) return x[2] < y[2] or (x[2] == y[2] and x[1] < y[1]) end)
-          for i = 1, excess do displaced[#displaced + 1] = {mobiles[i][1], 'another mobile device logged in'} end
-        end
+        table.sort(others, function(x, y) return x.since < y.since or (x.since == y.since and x.id < y.id) end)
+        local displaced = decide(others, deviceId, platform, tonumber(ARGV[7]), ARGV[8] == '1')
+        if not displaced then return 0 end
         store(uid, field, ARGV[3], ARGV[4])
+        local reply = {}
         for _, old in ipairs(displaced) do
           local slash = string.find(old[1], '/', 1, true)
           publish(cjson.encode({t = 'kick', node = string.sub(old[1], 1, slash - 1), conn = string.sub(old[1], slash + 1),
             reason = old[2], byDeviceId = deviceId, byPlatform = platform}))
           drop(uid, old[1], ARGV[9])
+          reply[#reply + 1] = old[1]; reply[#reply + 1] = old[2]
         end
-        return 1
+        return reply
         """)
 
     /// ARGV: uid, field, lastActiveAt. Removes the device; publishes if it was there.

@@ -22,6 +22,12 @@ public struct ClusterDevice: Sendable, Equatable, Hashable {
 
     /// The Redis hash field naming this device: `node/connection`.
     public var field: String { node + "/" + connection }
+
+    /// The cluster's order of age, the one the claim script sorts by: the earlier
+    /// login, then the lower field.
+    public func isOlder(than other: ClusterDevice) -> Bool {
+        since < other.since || (since == other.since && field < other.field)
+    }
 }
 
 /// The device policy Redis applies when a device logs in (ClusterScripts.claim): one

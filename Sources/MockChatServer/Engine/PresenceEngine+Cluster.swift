@@ -17,14 +17,20 @@ extension PresenceEngine {
     public var clusterDevices: [ClusterDevice] { cluster?.devices.keys.sorted().flatMap { cluster!.devices[$0]! } ?? [] }
 
     /// This node's logged-in devices, as announced.
-    var localClusterDevices: [ClusterDevice] {
-        guard let node = cluster?.node else { return [] }
-        return connections.compactMap { session in
-            guard session.stage == .loggedIn, let uid = session.uid, let platform = session.platform else { return nil }
-            return ClusterDevice(uid: uid, node: node, connection: session.id.description,
-                                 deviceId: session.deviceId ?? "", platform: platform,
-                                 since: session.loggedInAt?.seconds ?? session.lastInboundAt.seconds)
-        }
+    var localClusterDevices: [ClusterDevice] { connections.compactMap(clusterDevice) }
+
+    /// This node's logged-in devices of `uid` that the device policy weighs (its mobiles
+    /// and one per device id). O(the user's devices on this node).
+    func localClusterDevices(of uid: String) -> [ClusterDevice] {
+        connectionIDs(of: uid).compactMap { session($0).flatMap(clusterDevice) }
+    }
+
+    private func clusterDevice(_ session: SessionInfo) -> ClusterDevice? {
+        guard let node = cluster?.node, session.stage == .loggedIn, let uid = session.uid,
+              let platform = session.platform else { return nil }
+        return ClusterDevice(uid: uid, node: node, connection: session.id.description,
+                             deviceId: session.deviceId ?? "", platform: platform,
+                             since: session.loggedInAt?.seconds ?? session.lastInboundAt.seconds)
     }
 
     /// The stream announced a device. O(the user's devices), plus the fan-out when the
@@ -99,13 +105,33 @@ extension PresenceEngine {
     }
 }
 
+extension PresenceEngine {
+    /// The device policy over the devices of every node this node knows of, oldest
+    /// first as Redis orders them (``ClusterDevice/isOlder(than:)``), so a node displaces
+    /// its own devices exactly when Redis would; the others' are left to Redis, which
+    /// decides again on its own copy (``DevicePolicy/lua``). O(the user's devices).
+    func clusterDecision(_ login: DevicePolicy.Login, policy: DevicePolicy,
+                         uid: String) -> DevicePolicy.Decision<ConnectionID> {
+        guard let cluster else { return .admitted(displacing: []) }
+        let devices = (localClusterDevices(of: uid) + cluster.remote(uid)).sorted { $0.isOlder(than: $1) }
+        let holders = devices.map { DevicePolicy.Holder($0.field, deviceId: $0.deviceId, platform: $0.platform) }
+        guard case .admitted(let displaced) = policy.decide(login, holders: holders) else { return .refused }
+        let prefix = cluster.node + "/"
+        return .admitted(displacing: displaced.compactMap { displacement in
+            guard displacement.id.hasPrefix(prefix), let id = ConnectionID(String(displacement.id.dropFirst(prefix.count)))
+            else { return nil }
+            return DevicePolicy.Displacement(id, displacement.reason)
+        })
+    }
+}
+
 /// A login whose reply waits for Redis's answer to its device claim.
 struct PendingLogin: Sendable {
     let login: LoginRequest
     let requestID: RequestID
     let device: ClusterDevice
     /// This node's devices the login displaces once granted.
-    let displaced: [ConnectionID]
+    let displaced: [DevicePolicy.Displacement<ConnectionID>]
     /// A kick that arrived from the stream before the answer.
     var kickedBy: (reason: String, byDeviceId: String, byPlatform: Platform)?
 }

@@ -21,10 +21,10 @@ import MockChatCore
 ///   it ends (004 "Real-time Presence"). A second device causes no second online event.
 /// - `user.online` / `user.offline` go to logged-in connections whose subscription
 ///   covers the user (all, friends, roles), never to the user's own connections.
-/// - One mobile device per user (003 "Reconnection kick strategy"): a new mobile login
-///   kicks the older one with `device.kicked` and close 4001, unless it is a reconnect
-///   asking not to kick while the app lets clients choose (`clientKickControl`); then
-///   the newcomer is refused with `ERR_RECONNECT_KICK_REFUSED` and close 4004.
+/// - ``DevicePolicy`` decides which devices a login displaces (003 "Reconnection kick
+///   strategy": the same device, and the oldest mobiles beyond `mobileDevicesPerUser`):
+///   each gets `device.kicked` and close 4001; or the newcomer is refused with
+///   `ERR_RECONNECT_KICK_REFUSED` and close 4004.
 /// - A connection from which nothing arrives for the heartbeat timeout is closed 4002.
 /// - A connection that has not logged in within the login timeout is closed 4010.
 public struct PresenceEngine: Sendable {
@@ -223,19 +223,12 @@ public struct PresenceEngine: Sendable {
         guard let record = directory.record(uid) else { return refuse(id, requestID, .uidNotFound, now: now) }
         guard record.deactivatedAt == 0 else { return refuse(id, requestID, .userDeactivated, now: now) }
 
-        let others = connectionsByUser[uid] ?? UserConnections()
-        let sameDevice = others.byDevice[login.deviceId].map { [$0] } ?? []
-        var displaced = sameDevice
-        let asksNotToKick = login.reconnect && login.reconnectKickEnable && settings.clientKickControl
-        if login.platform == .mobile {
-            let mobiles = others.mobiles.filter { !sameDevice.contains($0) }
-            // Cluster mode: mobiles on other nodes count too; Redis kicks them (ClusterScripts.claim).
-            let remoteMobiles = (cluster?.remote(uid) ?? []).filter { $0.platform == .mobile && $0.deviceId != login.deviceId }
-            let excess = mobiles.count + remoteMobiles.count + 1 - settings.mobileDevicesPerUser
-            if excess > 0 {
-                if asksNotToKick { return refuse(id, requestID, .reconnectKickRefused, close: .reconnectRefused, now: now) }
-                displaced += mobiles.prefix(excess)
-            }
+        let policy = DevicePolicy(settings)
+        let request = DevicePolicy.Login(login)
+        guard case .admitted(let displaced) = cluster == nil
+                ? policy.decide(request, holders: localHolders(of: uid, deviceId: login.deviceId))
+                : clusterDecision(request, policy: policy, uid: uid) else {
+            return refuse(id, requestID, .reconnectKickRefused, close: .reconnectRefused, now: now)
         }
         guard let cluster else {
             return completeLogin(login, requestID, on: id, uid: uid, displacing: displaced, now: now)
@@ -243,7 +236,7 @@ public struct PresenceEngine: Sendable {
         let device = ClusterDevice(uid: uid, node: cluster.node, connection: id.description, deviceId: login.deviceId,
                                    platform: login.platform, since: now.seconds)
         let claim = DeviceClaim(mobileLimit: settings.mobileDevicesPerUser,
-                                refusesToKick: login.platform == .mobile && asksNotToKick)
+                                refusesToKick: login.platform == .mobile && policy.refusesToKick(request))
         if claim.refusesToKick {
             // Another node may be claiming the user's mobile slot at this moment: the
             // reply waits for Redis's answer (clusterClaimAnswered).
@@ -256,15 +249,34 @@ public struct PresenceEngine: Sendable {
             + [.claimDevice(device, claim)]
     }
 
+    /// The logged-in connections of `uid` the device policy weighs: one per device id,
+    /// and the mobiles. O(the user's devices).
+    func connectionIDs(of uid: String) -> [ConnectionID] {
+        guard let user = connectionsByUser[uid] else { return [] }
+        return Set(user.byDevice.values).union(user.mobiles).sorted()
+    }
+
+    /// What the device policy weighs on one node: the user's connection on the same
+    /// device and its mobile connections, in order of login. O(the user's mobiles).
+    private func localHolders(of uid: String, deviceId: String) -> [DevicePolicy.Holder<ConnectionID>] {
+        guard let user = connectionsByUser[uid] else { return [] }
+        var holders = user.mobiles.map { DevicePolicy.Holder($0, deviceId: sessions[$0]?.deviceId ?? "", platform: .mobile) }
+        if let same = user.byDevice[deviceId], !user.mobiles.contains(same), let platform = sessions[same]?.platform {
+            holders.append(DevicePolicy.Holder(same, deviceId: deviceId, platform: platform))
+        }
+        return holders
+    }
+
     /// An error reply to a login, then the close (`close`, 4000 by default).
     mutating func refuse(_ id: ConnectionID, _ requestID: RequestID, _ code: ErrorCode, close: CloseCode = .loginFailed,
                          now: Instant) -> [EngineAction] {
         [.send([id], .error(id: requestID, ChatError(code)))] + end(id, code: close, reason: code.rawValue, now: now)
     }
 
-    /// Logs `id` in as `uid`, kicking `displaced` (this node's older devices).
+    /// Logs `id` in as `uid`, kicking `displaced` (this node's devices the policy displaced).
     mutating func completeLogin(_ login: LoginRequest, _ requestID: RequestID, on id: ConnectionID, uid: String,
-                                displacing displaced: [ConnectionID], now: Instant) -> [EngineAction] {
+                                displacing displaced: [DevicePolicy.Displacement<ConnectionID>],
+                                now: Instant) -> [EngineAction] {
         var actions: [EngineAction] = []
         // The newcomer is registered before the old devices go, so the user never
         // appears offline in between.
@@ -277,9 +289,8 @@ public struct PresenceEngine: Sendable {
         sessions[id]?.loggedInAt = now
         register(id, uid: uid, deviceId: login.deviceId, platform: login.platform, subscription: login.presence)
         lastActiveAt[uid] = now.seconds
-        for old in displaced.sorted() where sessions[old] != nil {
-            let reason = sessions[old]?.deviceId == login.deviceId
-                ? "the same device connected again" : "another mobile device logged in"
+        for displacement in displaced.sorted(by: { $0.id < $1.id }) where sessions[displacement.id] != nil {
+            let old = displacement.id, reason = displacement.reason.rawValue
             actions.append(.send([old], .deviceKicked(reason: reason, byDeviceId: login.deviceId, byPlatform: login.platform)))
             actions += end(old, code: .deviceKicked, reason: reason, now: now)
         }
