@@ -28,7 +28,8 @@ unit-tests: build
 protocol-smoke: build
 	scripts/protocol-smoke
 
-## Three `serve --cluster` nodes over a real redis-server: presence, kicks, mobile races, reset, churn,
+## Three `serve --cluster` nodes over a real redis-server: presence, kicks, mobile races, reset, two mobiles
+## allowed over three nodes, churn,
 ## kill -9, a stalled node, Redis restart.
 cluster-test: build
 	MOCKCHAT=$(MOCKCHAT) scripts/cluster-test

@@ -6,7 +6,7 @@ checks that the cluster behaves as one server: presence events cross nodes once,
 a second mobile device on another node kicks the first, the reconnect-kick refusal,
 two mobile logins racing on two nodes leave exactly one device (counted over many
 races), users.get / users.list / control see cluster-wide state, reset clears the
-cluster, a churn run counted per watcher, `kill -9` of a node, a node whose loop
+cluster, two mobile devices allowed per user with logins over three nodes, a churn run counted per watcher, `kill -9` of a node, a node whose loop
 stalled past its liveness TTL registers again, a Redis kill and restart, and Redis
 outages of 0.3, 1 and 5 s (`--outages`) under login/logout churn, after each of which
 both nodes rejoin and converge.
@@ -283,6 +283,46 @@ async def mobile_races(a, b, c, watchers, races):
     return outcomes
 
 
+async def two_mobiles_allowed(nodes):
+    """With `mobileDevicesPerUser` 2 on every node: carol's phones p1@a and p2@b both stay;
+    p3@c kicks p1@a (the oldest); p4@c kicks p2@b, not c's own newer p3. Ends with a
+    reset, which brings back each node's own settings."""
+    a, b, c = nodes
+    for node in nodes:
+        node.control("POST", "/control/fixtures", {"app": {"devicePolicy": {"mobileDevicesPerUser": 2}}})
+    watcher = await Client.login(a, "trent", "w-two")
+    phones = {}
+
+    async def phone(name, node):
+        phones[name] = await Client.login(node, "carol", f"carol-{name}", platform="mobile", presence="none")
+        await barrier([watcher], node, "judy")
+
+    def kicked_by(name, by):
+        events = phones[name].events("device.kicked")
+        return len(events) == 1 and events[0]["byDeviceId"] == f"carol-{by}" and phones[name].close_code == 4001
+
+    await phone("p1", a)
+    await phone("p2", b)
+    held = sorted(await logged_in_mobiles(nodes, "carol"))
+    expect(len(held) == 2 and phones["p1"].close_code is None and phones["p2"].close_code is None,
+           f"two phones allowed: held {held}")
+    await phone("p3", c)
+    expect(await phones["p1"].closed() == 4001 and kicked_by("p1", "p3"),
+           f"p3@c should kick p1@a: {phones['p1'].events('device.kicked')}, close {phones['p1'].close_code}")
+    await phone("p4", c)
+    expect(await phones["p2"].closed() == 4001 and kicked_by("p2", "p4"),
+           f"p4@c should kick p2@b: {phones['p2'].events('device.kicked')}, close {phones['p2'].close_code}")
+    await barrier([watcher], a, "judy")
+    expect(phones["p3"].close_code is None and phones["p4"].close_code is None,
+           f"the two newest phones on c should stay: p3 {phones['p3'].close_code}, p4 {phones['p4'].close_code}")
+    held = await logged_in_mobiles(nodes, "carol")
+    expect(len(held) == 2 and all(field.startswith("c/") for field in held), f"held after p4: {held}")
+    expect(watcher.presence({"carol"}) == [("carol", "online")], f"carol's presence: {watcher.presence({'carol'})}")
+    a.control("POST", "/control/reset", {})
+    for client in [watcher, phones["p3"], phones["p4"]]:
+        expect(await client.closed() == 4009, f"{client.label} closed with {client.close_code} on reset")
+
+
 def describe_races(outcomes):
     """Counts of outcomes per mode, e.g. 'kick: 50 races, 1 survivor 50 (a 26, b 24)'."""
     parts = []
@@ -384,6 +424,12 @@ async def run(args, report):
             await wait_for(lambda: node.control("GET", "/control/presence")["online"] == [],
                            f"presence on {node.name} empty after reset")
         report("reset clears the cluster")
+
+        # 4b. Two mobile devices allowed per user, logins spread over three nodes: the device
+        # policy (DevicePolicy) keeps the two newest, kicking the oldest wherever it lives,
+        # and a node never kicks its own newer phone while an older one lives elsewhere.
+        await two_mobiles_allowed(nodes)
+        report("two mobiles allowed over 3 nodes: the oldest is kicked wherever it lives, never a newer one")
 
         # 5. Churn: users log in and out on random nodes; every watcher counts every event.
         rng = random.Random(args.seed)
