@@ -31,6 +31,9 @@ extension ChatServer {
             for direction in directions { faults.setLink(selector, direction, shape) }
             refreshSlicing()
             releaseHeldFrames()
+        case .upgrade(let fault):
+            setUpgradeFault(fault)
+            affected = 0
         case .selectedLink(let rule):
             faults.setSelectedLink(rule, enabled: enabled)
             releaseSelectedHolds(of: rule)
@@ -55,6 +58,7 @@ extension ChatServer {
         faults = FaultPlan()
         silences.forEach(liftSilence)
         releaseSelectedHolds(of: nil)
+        resetUnansweredUpgrades()
         refreshSlicing()
         releaseHeldFrames()
     }

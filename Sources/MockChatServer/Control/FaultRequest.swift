@@ -19,9 +19,11 @@ struct FaultRequest {
         case silence(FaultPlan.Silence)
         /// A link for chosen frames to set (or, not enabled, to remove).
         case selectedLink(SelectedLink)
+        /// How to answer new upgrades (nil when not enabled).
+        case upgrade(UpgradeFault?)
     }
 
-    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence"]
+    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence", "upgrade"]
     static let common = ["fault", "uid", "deviceId", "enabled"]
     static let fields: [String: [String]] = [
         "drop": ["connection"], "blackhole": [], "refuseConnections": [], "stall": [], "delay": ["ms"],
@@ -29,6 +31,7 @@ struct FaultRequest {
                  "frames", "hold", "duplicate", "times"],
         "reply": ["op", "match", "result", "error", "delayMs", "times"],
         "silence": ["connection", "newConnections"],
+        "upgrade": ["status", "retryAfter", "body", "answer", "attempt", "sharePercent", "seed", "times"],
     ]
 
     let name: String
@@ -69,6 +72,13 @@ struct FaultRequest {
         case "blackhole":
             guard !selector.isEmpty else { throw ControlError(400, "blackhole needs 'uid' or 'deviceId'") }
             change = .blackhole
+        case "upgrade":
+            guard selector.isEmpty else {
+                throw ControlError(400, "upgrade applies to new connections, which have no user yet; it takes no 'uid' or 'deviceId'")
+            }
+            let fault = try Self.upgrade(body, enabled: enabled)
+            if let fault { recorded["seed"] = .integer(Int64(bitPattern: fault.seed)) }
+            change = .upgrade(fault)
         case "refuseConnections", "stall":
             guard selector.isEmpty else {
                 throw ControlError(400, "\(name) applies to every new connection; it takes no 'uid' or 'deviceId'")
@@ -161,12 +171,12 @@ struct FaultRequest {
                                       sliceBytes: Int(slice), closeFrames: closeFrames, seed: seed))
     }
 
-    /// `dropPercent`, 0 when absent.
-    static func dropPercent(_ body: JSONValue) throws(ControlError) -> Double {
-        guard let value = body["dropPercent"] else { return 0 }
-        guard let number = value.doubleValue else { throw ControlError(400, "'dropPercent' must be a number from 0 to 100") }
+    /// A percentage field (`dropPercent` unless named), 0 when absent.
+    static func dropPercent(_ body: JSONValue, _ key: String = "dropPercent") throws(ControlError) -> Double {
+        guard let value = body[key] else { return 0 }
+        guard let number = value.doubleValue else { throw ControlError(400, "'\(key)' must be a number from 0 to 100") }
         return try ControlError.checking { () throws(BoundedNumberError) in
-            try BoundedNumber.check(number, "'dropPercent'", in: 0...100, unit: "percent")
+            try BoundedNumber.check(number, "'\(key)'", in: 0...100, unit: "percent")
         }
     }
 

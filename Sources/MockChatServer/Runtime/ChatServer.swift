@@ -46,6 +46,8 @@ public final class ChatServer {
     var silent = SilentSessions()
     /// Frames links for chosen frames hold until their rule is removed.
     var selectedHolds: [SelectedHold] = []
+    /// Upgrades the `upgrade` fault never answers, reset when it is cleared.
+    var unansweredUpgrades: [WebServer.HeldRequest] = []
     /// The connection and op of the request whose replies are being sent: what a
     /// link for chosen replies matches.
     var replying: (connection: ConnectionID, op: String)?
@@ -197,6 +199,7 @@ public final class ChatServer {
         }
         if faults.refuseConnections || isShuttingDown { return .drop }
         if let held = upgradeHeldBySilence() { return held }
+        if faults.upgrade != nil, let answer = upgradeFaultRouting() { return answer }
         if faults.stallAfterHandshake {
             return .upgrade { [unowned self] socket in self.attachStalled(socket) }
         }

@@ -64,6 +64,8 @@ public struct FaultPlan: Sendable {
         }
     }
 
+    /// How new upgrades are answered, when they are not answered as usual.
+    public var upgrade: UpgradeFault?
     /// Silences in the order they were set.
     public var silences: [Silence] = []
     /// Frames from these connections vanish and nothing is sent to them: a dead path
@@ -124,6 +126,7 @@ public struct FaultPlan: Sendable {
             } + selectedLinks.map(\.json))),
             ("replies", .array(replies.map(\.json))),
             ("silences", .array(silences.map(\.json))),
+            ("upgrade", upgrade?.json ?? .null),
         ]))
     }
 }
