@@ -24,38 +24,16 @@ import random
 import re
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import time
-import urllib.request
-
-try:
-    from websockets.asyncio.client import connect as ws_connect
-except ImportError:  # websockets older than 13
-    from websockets import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_wire import CheckFailed, ConnectionClosed, ControlClient, expect, free_port, open_socket  # noqa: E402
+from chat_wire import login as login_frame, request as request_frame  # noqa: E402
 from cluster_nodes import BANNER, node_command, redis_command, redis_ready  # noqa: E402
 
-AUTH_KEY = "mockchat-dev-key"
 DEADLINE = 10.0  # seconds any single condition may take
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(condition, message):
-    if not condition:
-        raise CheckFailed(message)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def wait_for(condition, what, timeout=DEADLINE):
@@ -106,7 +84,7 @@ class Node:
         self.name = name
         self.process = process
         self.url = url
-        self.http = url.replace("ws://", "http://").replace("/v1/ws", "")
+        self.controller = ControlClient(url.replace("ws://", "http://").replace("/v1/ws", ""), timeout=DEADLINE)
 
     @classmethod
     async def start(cls, mockchat, name, redis_port, fixtures, ttl):
@@ -121,11 +99,7 @@ class Node:
         return node
 
     def control(self, method, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.http + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"} if data is not None else {})
-        with urllib.request.urlopen(request, timeout=DEADLINE) as response:
-            return json.loads(response.read())
+        return self.controller.request(method, path, body)
 
 
 class Client:
@@ -149,11 +123,9 @@ class Client:
 
     @classmethod
     async def login(cls, node, uid, device, platform="desktop", presence="all", expect_ok=True, **extra):
-        ws = await ws_connect(node.url, ping_interval=None, open_timeout=DEADLINE, close_timeout=DEADLINE)
+        ws = await open_socket(node.url, DEADLINE)
         client = cls(f"{uid}/{device}@{node.name}", ws)
-        frame = {"id": 1, "op": "login", "uid": uid, "authKey": AUTH_KEY, "deviceId": device, "platform": platform,
-                 "presence": {"mode": presence}, **extra}
-        await ws.send(json.dumps(frame))
+        await ws.send(login_frame(1, uid, device, platform, presence, **extra))
         await wait_for(lambda: client.reply(1) is not None, f"{client.label}: login reply")
         if expect_ok:
             expect("result" in client.reply(1), f"{client.label}: login failed: {client.reply(1)}")
@@ -166,7 +138,7 @@ class Client:
     async def request(self, op, **fields):
         request_id = self.next_id
         self.next_id += 1
-        await self.ws.send(json.dumps({"id": request_id, "op": op, **fields}))
+        await self.ws.send(request_frame(request_id, op, **fields))
         await wait_for(lambda: self.reply(request_id) is not None, f"{self.label}: reply to {op}")
         return self.reply(request_id)
 

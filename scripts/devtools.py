@@ -1,5 +1,5 @@
 """A minimal client of Chromium's DevTools protocol, shared by the scripts that drive
-headless Chromium (scripts/console-browser-test.py, scripts/bench-console.py)."""
+headless Chromium (scripts/console-browser-test.py, scripts/probes/bench-console.py)."""
 import asyncio
 import json
 import subprocess

@@ -12,15 +12,11 @@ exit status 1; success ends with "protocol-smoke: N passed, 0 failed".
 
 import argparse
 import asyncio
-import inspect
-import json
+import os
 import sys
 
-try:
-    from websockets.asyncio.client import connect as ws_connect
-except ImportError:  # websockets older than 13
-    from websockets import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_wire import CheckFailed, Connection, expect  # noqa: E402
 
 # The user object (docs/PROTOCOL.md, "The user object"): field -> accepted JSON types.
 USER_FIELDS = {
@@ -40,15 +36,6 @@ USER_FIELDS = {
 }
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def expect(condition, message):
-    if not condition:
-        raise CheckFailed(message)
-
-
 def is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -65,108 +52,8 @@ def check_user(user, uid, status):
     expect(user["status"] == status, f"expected status {status!r}, got {user['status']!r}")
 
 
-class Client:
-    """One WebSocket connection; every receive has a deadline."""
-
-    def __init__(self, name, ws, timeout):
-        self.name = name
-        self.ws = ws
-        self.timeout = timeout
-        self.next_id = 1
-
-    @classmethod
-    async def open(cls, name, url, timeout):
-        options = {"ping_interval": None, "open_timeout": timeout, "close_timeout": timeout}
-        parameters = inspect.signature(ws_connect).parameters
-        if "compression" in parameters:
-            options["compression"] = None
-        if "proxy" in parameters:
-            options["proxy"] = None
-        try:
-            ws = await asyncio.wait_for(ws_connect(url, **options), timeout)
-        except (OSError, asyncio.TimeoutError) as error:
-            raise CheckFailed(f"{name}: cannot connect to {url}: {error!r}")
-        except Exception as error:  # handshake refused, bad URL...
-            raise CheckFailed(f"{name}: WebSocket handshake with {url} failed: {error!r}")
-        return cls(name, ws, timeout)
-
-    async def send_raw(self, text):
-        await self.ws.send(text)
-
-    async def send(self, op, **fields):
-        request_id = self.next_id
-        self.next_id += 1
-        await self.ws.send(json.dumps({"id": request_id, "op": op, **fields}))
-        return request_id
-
-    async def receive(self, what):
-        try:
-            text = await asyncio.wait_for(self.ws.recv(), self.timeout)
-        except asyncio.TimeoutError:
-            raise CheckFailed(f"{self.name}: nothing received within {self.timeout} s while waiting for {what}")
-        except ConnectionClosed as closed:
-            raise CheckFailed(f"{self.name}: connection closed (code {close_code(closed)}) "
-                              f"while waiting for {what}")
-        expect(isinstance(text, str), f"{self.name}: expected a text frame for {what}, got binary")
-        try:
-            message = json.loads(text)
-        except ValueError:
-            raise CheckFailed(f"{self.name}: frame is not JSON while waiting for {what}: {text[:200]!r}")
-        expect(isinstance(message, dict), f"{self.name}: frame is not an object: {text[:200]!r}")
-        return message
-
-    async def reply(self, request_id, what):
-        """The reply to `request_id`; a pushed event first is a failure."""
-        message = await self.receive(what)
-        expect("event" not in message, f"{self.name}: expected the reply to {what}, got event {message!r}")
-        expect(message.get("id") == request_id,
-               f"{self.name}: expected id {request_id!r} for {what}, got {message!r}")
-        return message
-
-    async def result(self, request_id, what):
-        message = await self.reply(request_id, what)
-        expect("result" in message and "error" not in message, f"{self.name}: {what} failed: {message!r}")
-        result = message["result"]
-        expect(isinstance(result, dict), f"{self.name}: result of {what} is not an object: {message!r}")
-        return result
-
-    async def error(self, request_id, code, what):
-        message = await self.receive(what)
-        expect("event" not in message, f"{self.name}: expected an error for {what}, got event {message!r}")
-        expect(message.get("id") == request_id,
-               f"{self.name}: expected id {request_id!r} on the error for {what}, got {message!r}")
-        error = message.get("error")
-        expect(isinstance(error, dict) and "result" not in message,
-               f"{self.name}: expected an error reply for {what}, got {message!r}")
-        expect(error.get("errorCode") == code,
-               f"{self.name}: expected {code} for {what}, got {error.get('errorCode')!r}")
-        expect(isinstance(error.get("errorDescription"), str) and error["errorDescription"],
-               f"{self.name}: error for {what} lacks an errorDescription: {message!r}")
-        return error
-
-    async def closed(self, what):
-        """Waits for the server to close; returns the close code it sent."""
-        try:
-            text = await asyncio.wait_for(self.ws.recv(), self.timeout)
-        except asyncio.TimeoutError:
-            raise CheckFailed(f"{self.name}: still open {self.timeout} s after {what}")
-        except ConnectionClosed as closed:
-            return close_code(closed)
-        raise CheckFailed(f"{self.name}: expected the connection to close after {what}, got {text[:200]!r}")
-
-    async def close(self):
-        await self.ws.close()
-
-
-def close_code(closed):
-    rcvd = getattr(closed, "rcvd", None)
-    if rcvd is not None:
-        return rcvd.code
-    return getattr(closed, "code", None)
-
-
 async def login(url, timeout, name, uid, auth_key, device_id, platform, presence, **extra):
-    client = await Client.open(name, url, timeout)
+    client = await Connection.open(name, url, timeout)
     request_id = await client.send("login", uid=uid, authKey=auth_key, deviceId=device_id,
                                    platform=platform, presence=presence, **extra)
     result = await client.result(request_id, f"login of {uid}")

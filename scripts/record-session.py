@@ -16,17 +16,13 @@ Ends with "record-session: N actions, M frames sent".
 
 import argparse
 import asyncio
-import inspect
 import json
+import os
 import random
 import sys
-import urllib.request
 
-try:
-    from websockets.asyncio.client import connect as ws_connect
-except ImportError:  # websockets older than 13
-    from websockets import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_wire import AUTH_KEY, ConnectionClosed, ControlClient, open_socket  # noqa: E402
 
 USERS = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy"]
 HEARTBEAT = 30.0
@@ -35,7 +31,7 @@ HEARTBEAT = 30.0
 class Session:
     def __init__(self, url, seed, timeout):
         self.url = url
-        self.control = url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0] + "/control"
+        self.control = ControlClient(url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0], timeout=timeout)
         self.random = random.Random(seed)
         self.timeout = timeout
         self.clients = []  # [ws, uid, last activity, next id]
@@ -55,15 +51,12 @@ class Session:
                 return message
 
     async def login(self):
-        options = {"ping_interval": None, "open_timeout": self.timeout, "close_timeout": self.timeout}
-        if "compression" in inspect.signature(ws_connect).parameters:
-            options["compression"] = None
-        ws = await asyncio.wait_for(ws_connect(self.url, **options), self.timeout)
+        ws = await open_socket(self.url, self.timeout)
         uid = self.random.choice(USERS)
         self.devices += 1
         client = [ws, uid, self.now, 1]
         presence = self.random.choice([{"mode": "all"}, {"mode": "all"}, {"mode": "friends"}])
-        reply = await self.request(client, {"op": "login", "uid": uid, "authKey": "mockchat-dev-key",
+        reply = await self.request(client, {"op": "login", "uid": uid, "authKey": AUTH_KEY,
                                             "deviceId": f"{uid}-device-{self.devices}",
                                             "platform": self.random.choice(["desktop", "web"]), "presence": presence})
         assert "result" in reply, reply
@@ -79,10 +72,7 @@ class Session:
         self.clients.remove(client)
 
     async def advance(self, seconds):
-        body = json.dumps({"ms": int(seconds * 1000)}).encode()
-        request = urllib.request.Request(self.control + "/clock/advance", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
-        urllib.request.urlopen(request, timeout=self.timeout).read()
+        self.control.advance(ms=int(seconds * 1000))
         self.now += seconds
         for client in [c for c in self.clients if self.now - c[2] >= HEARTBEAT]:
             await self.closed(client)

@@ -4,19 +4,23 @@ MockChat server answers (used by the clean-root, container and action checks).""
 
 import asyncio
 import json
+import os
 import sys
 
-from websockets.asyncio.client import connect
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_wire import login, open_socket  # noqa: E402
 
 
 async def main(url: str) -> None:
-    async with connect(url, proxy=None) as ws:
-        await ws.send(json.dumps({"id": 1, "op": "login", "uid": "alice", "authKey": "mockchat-dev-key",
-                                  "deviceId": "check-1", "platform": "mobile"}))
+    ws = await open_socket(url, 10)
+    try:
+        await ws.send(login(1, "alice", "check-1", platform="mobile", presence=None))
         while True:
             reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
             if reply.get("id") == 1:
                 break
+    finally:
+        await ws.close()
     user = (reply.get("result") or {}).get("user") or {}
     if user.get("uid") != "alice":
         sys.exit(f"ws-login-check: {url}: the login was not answered with alice: {reply}")

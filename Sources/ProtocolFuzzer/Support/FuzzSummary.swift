@@ -98,7 +98,7 @@ extension FuzzSummary {
 }
 
 extension FuzzSummary {
-    /// The summary of an SDK run as JSON, for scripts (scripts/sdk-fuzz-table).
+    /// The summary of an SDK run as JSON, for scripts (scripts/probes/sdk-fuzz-table).
     public static func sdkJSON(_ report: SDKFuzzer.Report) -> JSONValue {
         [
             "sdk": .string(report.sdk), "seed": .integer(Int64(bitPattern: report.seed)),

@@ -2,23 +2,19 @@
 """Measures the security and resilience figures of docs/ROBUSTNESS.md (rows 31-35)
 against a real `mockchat serve` process on loopback.
 
-Usage: scripts/robustness-probe.py [MOCKCHAT_BINARY]   (default .build/debug/mockchat)
+Usage: scripts/probes/robustness-probe.py [MOCKCHAT_BINARY]   (default .build/debug/mockchat)
 
 Every probe starts its own server on a free port and stops it with SIGTERM. The stall
 probe needs a debug build (the stall route exists only there).
 """
-import asyncio, json, os, resource, signal, socket, subprocess, sys, time, urllib.request
+import asyncio, json, os, resource, signal, subprocess, sys, time
 
 import websockets
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from chat_wire import ControlClient, ControlError, free_port, login as login_frame, open_socket  # noqa: E402
+
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/mockchat"
-KEY = "mockchat-dev-key"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -30,14 +26,11 @@ class Server:
         self.process.stdout.readline()  # the listening line
 
     def control(self, method, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        """The status and body text of a control API request (an error status too)."""
         try:
-            with urllib.request.urlopen(request, timeout=30) as reply:
-                return reply.status, reply.read()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read()
+            return 200, ControlClient.for_port(self.port).request(method, path, body, raw=True)
+        except ControlError as error:
+            return error.status, error.message
 
     def rss_kib(self):
         with open(f"/proc/{self.process.pid}/status") as status:
@@ -56,9 +49,8 @@ class Server:
 
 
 async def login(url, uid, device):
-    ws = await websockets.connect(url, max_size=None)
-    await ws.send(json.dumps({"id": 1, "op": "login", "uid": uid, "authKey": KEY, "deviceId": device,
-                              "platform": "desktop", "presence": {"mode": "none"}}))
+    ws = await open_socket(url, 30, max_size=None)
+    await ws.send(login_frame(1, uid, device, presence="none"))
     await ws.recv()
     return ws
 
