@@ -67,7 +67,7 @@ let package = Package(
         ]),
         // `mockchat scenarios from-trace` and `shrink`: recordings turned into scenarios.
         .target(name: "TraceReplay", dependencies: [
-            "MockChatCore", "ProtocolFuzzer", "ConformanceHarness", "MockChatServer", "ChatProtocol",
+            "MockChatCore", "ConformanceHarness", "MockChatServer", "ChatProtocol",
         ]),
         // `mockchat bench`: a load generator on its own loop.
         .target(name: "LoadGenerator", dependencies: [

@@ -1,6 +1,5 @@
 import ChatProtocol
 import ConformanceHarness
-import ProtocolFuzzer
 
 /// A recorded session as scenario material: what the clients and the control API did,
 /// each at its time, and what the server did before the next of them.
@@ -71,11 +70,11 @@ public struct Recording: Sendable {
     /// An `advance` step to `target` unless the clock is within the tolerance of it.
     private func advance(to target: Int64, from now: inout Int64, into steps: inout [JSONValue]) {
         guard target - now > toleranceMilliseconds else { return }
-        steps.append(["advance": .string(FuzzAction.duration(target - now))])
+        steps.append(["advance": .string(ScenarioWriter.duration(target - now))])
         now = target
     }
 
-    /// The scenario as a file, written by the fuzzers' ``ScenarioWriter``.
+    /// The scenario as a file, written by ``ScenarioWriter``.
     public func yaml(id: String, title: String, source: String, steps: [JSONValue], comments: [String]) -> String {
         ScenarioWriter.yaml(id: id, title: title, source: source, app: app, seed: 1, steps: steps, comments: comments)
     }

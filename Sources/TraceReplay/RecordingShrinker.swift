@@ -1,14 +1,13 @@
 import ChatProtocol
 import ConformanceHarness
 import MockChatCore
-import ProtocolFuzzer
 
 /// Reduces a recording to the fewest actions that still show one observation (the
 /// assertions of an `expect` step, such as `alice.frames: {event: user.online, user.uid: bob}`).
 ///
 /// A candidate is a subset of the recording's actions, each at its recorded time,
 /// the clock moved to the end of the recording, then the observation; it shows the
-/// bug when the scenario passes. The search is the fuzzers' delta debugging
+/// bug when the scenario passes. The search is the delta debugging the fuzzers use too
 /// (``Shrinker``), so the result is 1-minimal when the budget allows; then each wait
 /// between the kept actions that the observation does not need is taken out.
 public struct RecordingShrinker {

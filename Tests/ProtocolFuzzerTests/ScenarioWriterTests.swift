@@ -1,5 +1,5 @@
 import ChatProtocol
-import ConformanceHarness
+@testable import ConformanceHarness
 @testable import ProtocolFuzzer
 import Testing
 

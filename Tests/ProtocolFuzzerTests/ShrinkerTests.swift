@@ -1,4 +1,5 @@
 import ChatProtocol
+@testable import ConformanceHarness
 @testable import ProtocolFuzzer
 import Testing
 

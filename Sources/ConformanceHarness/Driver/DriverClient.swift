@@ -15,7 +15,7 @@ final class DriverClient: ScenarioClient {
 
     /// Asks the driver for a fresh SDK instance named `name`.
     /// `parameters`: the values a manifest declares, sent with `create` when there are any.
-    init(name: String, link: DriverLink, profile: String, device: CommandBuilder.Device, seed: UInt64,
+    init(name: String, link: DriverLink, profile: String, device: CommandTable.Device, seed: UInt64,
          parameters: [String: JSONValue] = [:]) throws(ScenarioError) {
         self.name = name
         self.link = link

@@ -4,7 +4,8 @@ import ReferenceClient
 
 /// The JSON forms of docs/DRIVER.md: commands with their `args`, call results and
 /// events. The harness encodes commands and decodes results and events; the reference
-/// driver does the opposite. One codec, so both sides agree by construction.
+/// driver does the opposite (it reads commands through ``CommandTable``, which holds
+/// both forms of every command's arguments). One codec, so both sides agree by construction.
 public enum DriverCodec {
     // MARK: Commands
 
@@ -52,96 +53,14 @@ public enum DriverCodec {
         }
     }
 
-    /// A command from its protocol name and `args`; the message says what is wrong.
+    /// A command from its protocol name and `args`, read by its row of ``CommandTable``;
+    /// the message says what is wrong.
     public static func decode(_ name: String, _ args: JSONValue) -> Result<SDKCommand, DriverError> {
-        func text(_ key: String) -> String? { args[key]?.stringValue }
-        func need(_ key: String) -> Result<String, DriverError> {
-            text(key).map { .success($0) } ?? .failure(.badArguments("\(name) needs '\(key)' (a string)"))
-        }
-        switch name {
-        case "init":
-            var settings = AppSettings(deviceId: text("deviceId") ?? "device-1",
-                                       platform: text("platform").flatMap(Platform.init(rawValue:)) ?? .mobile)
-            settings.autoEstablishSocketConnection = args["autoEstablishSocketConnection"]?.boolValue
-            settings.reconnectKickEnable = args["reconnectKickEnable"]?.boolValue
-            settings.region = text("region") ?? settings.region
-            if let value = args["presence"] {
-                guard let subscription = presence(value) else {
-                    return .failure(.badArguments("presence is \"all\", \"friends\", \"none\" or {\"roles\": [...]}"))
-                }
-                settings.presence = subscription
-            }
-            return .success(.initialize(settings))
-        case "login":
-            if let token = text("token") { return .success(.loginWithToken(token)) }
-            return need("uid").map { .login(uid: $0, authKey: text("authKey") ?? "") }
-        case "logout": return .success(.logout)
-        case "getLoggedInUser": return .success(.getLoggedInUser)
-        case "connect": return .success(.connect)
-        case "disconnect": return .success(.disconnect)
-        case "ping": return .success(.ping)
-        case "getUser": return need("uid").map { .getUser(uid: $0) }
-        case "fetchNext":
-            guard let limit = args["limit"]?.intValue else { return .failure(.badArguments("fetchNext needs 'limit'")) }
-            let status = text("status").flatMap(UserStatus.init(rawValue:))
-            return .success(.fetchNext(request: text("request") ?? "users", limit: Int(clamping: limit), status: status))
-        case "addUserListener": return need("listener").map { .addUserListener($0) }
-        case "removeUserListener": return need("listener").map { .removeUserListener($0) }
-        case "addConnectionListener": return need("listener").map { .addConnectionListener($0) }
-        case "removeConnectionListener": return need("listener").map { .removeConnectionListener($0) }
-        case "getConnectionStatus": return .success(.getConnectionStatus)
-        case "backgroundTaskEnabled": return .success(.backgroundTaskEnabled)
-        case "configureServices":
-            guard let state = text("state").flatMap(ApplicationState.init(rawValue:)) else {
-                return .failure(.badArguments("configureServices needs 'state': willResignActive or didBackground"))
-            }
-            return .success(.configureServices(state))
-        case "willResignActive": return .success(.willResignActive)
-        case "didBackground": return .success(.didBackground)
-        case "foreground": return .success(.foreground)
-        case "network":
-            guard let condition = text("condition").flatMap(NetworkCondition.init(rawValue:)) else {
-                return .failure(.badArguments("network needs 'condition': up, down or weak"))
-            }
-            return .success(.network(condition))
-        case "relaunch": return .success(.relaunch)
-        case "dns", "sleep", "throttle", "networkChange": return deviceEvent(name, args).map { .device($0) }
-        default: return .failure(.unknownCommand("no command '\(name)'"))
-        }
+        CommandTable.driverCommand(name, args)
     }
 
     /// Every command name of protocol v1 that maps to an SDK call or environment change.
-    public static let sdkCommands = [
-        "init", "login", "logout", "connect", "disconnect", "ping", "getLoggedInUser", "getConnectionStatus",
-        "backgroundTaskEnabled", "getUser", "fetchNext", "addUserListener", "removeUserListener",
-        "addConnectionListener", "removeConnectionListener", "configureServices", "willResignActive",
-        "didBackground", "foreground", "network", "relaunch", "dns", "sleep", "throttle", "networkChange",
-    ]
-
-    /// A device event's `args`: `dns {"fail": N | true | false}`, `sleep {"ms": N}`,
-    /// `throttle {"periodMs": N}` (0 ends it), `networkChange {}`. Every key is checked.
-    static func deviceEvent(_ name: String, _ args: JSONValue) -> Result<DeviceEvent, DriverError> {
-        let keys: [String: String] = ["dns": "fail", "sleep": "ms", "throttle": "periodMs"]
-        guard let object = args.objectValue else { return .failure(.badArguments("\(name) needs an object of args")) }
-        let allowed = keys[name].map { [$0] } ?? []
-        if let stray = object.keys.first(where: { !allowed.contains($0) }) {
-            return .failure(.badArguments("\(name) takes no '\(stray)'" + (allowed.isEmpty ? "" : ", only '\(allowed[0])'")))
-        }
-        func integer(_ key: String, _ range: ClosedRange<Int64>) -> Result<Int64, DriverError> {
-            guard let value = args[key]?.intValue, range.contains(value) else {
-                return .failure(.badArguments("\(name) needs '\(key)': an integer from \(range.lowerBound) to \(range.upperBound)"))
-            }
-            return .success(value)
-        }
-        switch name {
-        case "dns":
-            if let flag = args["fail"]?.boolValue { return .success(.dnsFailure(attempts: flag ? nil : 0)) }
-            return integer("fail", 0...1_000_000).map { .dnsFailure(attempts: Int($0)) }
-        case "sleep": return integer("ms", 1...DeviceEvent.maxSleepMilliseconds).map { .sleep(milliseconds: $0) }
-        case "throttle": return integer("periodMs", 0...DeviceEvent.maxThrottleMilliseconds).map { .throttle(periodMilliseconds: $0) }
-        default: return .success(.networkChange)
-        }
-    }
+    public static let sdkCommands = CommandTable.rows.map(\.name)
 
     static func presence(_ subscription: PresenceSubscription) -> JSONValue {
         switch subscription {
@@ -152,6 +71,7 @@ public enum DriverCodec {
         }
     }
 
+    /// A driver's `presence`: `"all"`, `"friends"`, `"none"` or `{"roles": [...]}`.
     static func presence(_ value: JSONValue) -> PresenceSubscription? {
         switch value.stringValue {
         case "all": return .allUsers

@@ -24,7 +24,7 @@ final class ScenarioSession {
     private(set) var clients: [String: ScenarioClient] = [:]
     private var driverClients: [String: DriverClient] = [:]
     private(set) var wires: [String: WireClient] = [:]
-    private(set) var devices: [String: CommandBuilder.Device] = [:]
+    private(set) var devices: [String: CommandTable.Device] = [:]
     /// Client and wire names in order of declaration.
     private(set) var names: [String] = []
     private var lastCalls: [String: CallID] = [:]
@@ -63,7 +63,7 @@ final class ScenarioSession {
         case .client(let name, let profileName, let device, let platform):
             guard clients[name] == nil else { throw ScenarioError("client '\(name)' already exists") }
             names.append(name)
-            let device = CommandBuilder.Device(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
+            let device = CommandTable.Device(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
             devices[name] = device
             let clientSeed = seed &+ Self.stableHash(name)
             if let driver = timeline.driver {
@@ -89,7 +89,7 @@ final class ScenarioSession {
             try timeline.settle()
         case .call(let name, let method, let arguments, let expectError):
             let client = try self.client(name)
-            let command = try CommandBuilder.command(method, arguments, device: devices[name]!)
+            guard let command = step.command else { throw ScenarioError("\(name).\(method): not an SDK call (\(arguments))") }
             let call = try client.perform(command)
             try timeline.settle()
             guard let call else {

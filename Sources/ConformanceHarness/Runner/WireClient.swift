@@ -65,10 +65,10 @@ final class WireClient {
         switch method {
         case "login":
             let uid = arguments.stringValue ?? arguments["uid"]?.stringValue
-            let presence = try arguments["presence"].map(CommandBuilder.presence) ?? .allUsers
+            let presence = try arguments["presence"].map(CommandTable.presence) ?? .allUsers
             let platform = arguments["platform"]?.stringValue.flatMap(Platform.init(rawValue:)) ?? .mobile
             return .login(LoginRequest(
-                uid: uid, authKey: arguments["authKey"]?.stringValue ?? CommandBuilder.defaultAuthKey,
+                uid: uid, authKey: arguments["authKey"]?.stringValue ?? CommandTable.defaultAuthKey,
                 token: arguments["token"]?.stringValue, deviceId: arguments["device"]?.stringValue ?? "\(name)-device",
                 platform: platform, presence: presence, reconnect: arguments["reconnect"]?.boolValue ?? false,
                 reconnectKickEnable: arguments["reconnectKickEnable"]?.boolValue ?? false))

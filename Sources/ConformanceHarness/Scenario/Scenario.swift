@@ -1,4 +1,5 @@
 import ChatProtocol
+import ReferenceClient
 
 /// One conformance case: a documented statement turned into steps and expectations.
 ///
@@ -68,6 +69,9 @@ public struct Step: Sendable {
     public var rules: [String] = []
     /// The parameters its values read (`$pongTimeout`): it rests on their rules too.
     public var parameters: Set<String> = []
+    /// For a call on a client: its SDK command, read from the arguments once, when the
+    /// file loaded (``CommandTable``).
+    public var command: SDKCommand?
 }
 
 /// What a step does.

@@ -69,13 +69,19 @@ public enum ScenarioLoader {
         var reader = ScenarioReader(locations: SourceLocations())
         reader.lenientNames = true
         let (action, rules) = try reader.step(raw, path: ["steps", String(number - 1)])
-        return Step(number: number, action: action, text: raw.description, rules: rules)
+        return Step(number: number, action: action, text: raw.description, rules: rules, command: reader.command)
     }
 
-    /// Parses the steps of a generated scenario, numbered from 1.
+    /// Parses the steps of a generated scenario, numbered from 1, in one reader: a call
+    /// reads with the device its client was declared with.
     public static func steps(_ raw: [JSONValue]) throws(ScenarioError) -> [Step] {
+        var reader = ScenarioReader(locations: SourceLocations())
+        reader.lenientNames = true
         var steps: [Step] = []
-        for (offset, step) in raw.enumerated() { steps.append(try Self.step(step, number: offset + 1)) }
+        for (offset, step) in raw.enumerated() {
+            let (action, rules) = try reader.step(step, path: ["steps", String(offset)])
+            steps.append(Step(number: offset + 1, action: action, text: step.description, rules: rules, command: reader.command))
+        }
         return steps
     }
 

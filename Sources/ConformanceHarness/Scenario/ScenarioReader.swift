@@ -14,6 +14,10 @@ struct ScenarioReader {
     /// Accepts calls on undeclared names (steps generated one at a time).
     var lenientNames = false
     private var clients: Set<String> = []
+    /// The device each declared client runs on, for its `init` command.
+    private var devices: [String: CommandTable.Device] = [:]
+    /// The SDK command of the last step read, when it called a client.
+    private(set) var command: SDKCommand?
     private var wires: Set<String> = []
 
     init(locations: SourceLocations, ruleBook: RuleBook = .embedded) {
@@ -59,7 +63,8 @@ struct ScenarioReader {
             let at = ["steps", String(index)]
             let (raw, used) = try values.substitute(written, path: at, fail: fail)
             let (action, stepRules) = try step(raw, path: at)
-            steps.append(Step(number: index + 1, action: action, text: written.description, rules: stepRules, parameters: used))
+            steps.append(Step(number: index + 1, action: action, text: written.description, rules: stepRules, parameters: used,
+                              command: command))
             parameters.formUnion(used)
         }
         var scenario = Scenario(id: id, title: title, source: source, profile: profile, app: object["app"],
@@ -89,6 +94,7 @@ struct ScenarioReader {
 
     /// A step's action, and for an `expect` step the rules it names.
     mutating func step(_ raw: JSONValue, path: [String]) throws(ScenarioError) -> (StepAction, [String]) {
+        command = nil
         guard let object = raw.objectValue else { throw fail("a step must be a mapping such as `a.login: alice`", path) }
         let actions = object.keys.filter { Words.modifiers[$0] == nil }
         guard let key = actions.first, let value = object[key] else {
@@ -120,6 +126,8 @@ struct ScenarioReader {
             for field in ["profile", "device"] where object[field] != nil && object[field]?.stringValue == nil {
                 throw fail("'\(field)' must be a string", path + [field])
             }
+            devices[name] = CommandTable.Device(deviceId: object["device"]?.stringValue ?? "\(name)-device",
+                                                platform: platform ?? .mobile)
             return (.client(name: name, profile: object["profile"]?.stringValue, device: object["device"]?.stringValue,
                             platform: platform), [])
         case "advance":
@@ -158,7 +166,7 @@ struct ScenarioReader {
             if let code = object["expect_error"], code.stringValue == nil {
                 throw fail("expect_error takes an error code", path + ["expect_error"])
             }
-            try checkCall(subject, method, value, path: keyPath)
+            command = try checkCall(subject, method, value, path: keyPath)
             // A call whose expected outcome rests on a decision or parameter names it beside expect_error.
             let rules = (try ruleIds(object["rule"], path: path + ["rule"]) ?? []) + (try ruleIds(object["rules"], path: path + ["rules"]) ?? [])
             return (.call(client: subject, method: method, arguments: value, expectError: object["expect_error"]?.stringValue), rules)
@@ -173,12 +181,14 @@ struct ScenarioReader {
         }
     }
 
-    private func checkCall(_ subject: String, _ method: String, _ arguments: JSONValue, path: [String]) throws(ScenarioError) {
+    /// Checks a call and reads a client's SDK command, once (``CommandTable``); nil for a wire client.
+    private func checkCall(_ subject: String, _ method: String, _ arguments: JSONValue,
+                           path: [String]) throws(ScenarioError) -> SDKCommand? {
         if wires.contains(subject) {
             guard Words.wireMethods.contains(method) else {
                 throw fail("unknown wire method '\(method)'" + Suggestion.hint(for: method, among: Words.wireMethods), path)
             }
-            return
+            return nil
         }
         guard clients.contains(subject) || lenientNames else {
             throw fail("no client or wire named '\(subject)'" + hintForName(subject), path)
@@ -189,13 +199,15 @@ struct ScenarioReader {
             guard known.contains(method) else {
                 throw fail("unknown method '\(method)'" + Suggestion.hint(for: method, among: known), path)
             }
-            return
+            // Read as a client's call where it is one; a wire client's arguments may not be.
+            let device = CommandTable.Device(deviceId: "\(subject)-device", platform: .mobile)
+            return try? CommandTable.scenarioCommand(method, arguments, device: device)
         }
         guard Words.clientMethods.contains(method) else {
             throw fail("unknown client method '\(method)'" + Suggestion.hint(for: method, among: Words.clientMethods), path)
         }
         do throws(ScenarioError) {
-            _ = try CommandBuilder.command(method, arguments, device: .init(deviceId: "check", platform: .mobile))
+            return try CommandTable.scenarioCommand(method, arguments, device: devices[subject]!)
         } catch {
             throw fail("\(method): \(error.message)", path)
         }

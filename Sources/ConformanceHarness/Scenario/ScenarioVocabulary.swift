@@ -9,13 +9,7 @@ enum ScenarioVocabulary {
         "profile": "client", "device": "client", "platform": "client",
     ]
     static let serverSteps = ServerShorthand.table.map(\.name) + ["control"]
-    static let clientMethods = [
-        "init", "initialize", "login", "logout", "getLoggedInUser", "connect", "disconnect", "ping",
-        "getConnectionStatus", "backgroundTaskEnabled", "getUser", "fetchNext", "addUserListener",
-        "removeUserListener", "addConnectionListener", "removeConnectionListener", "configureServices",
-        "willResignActive", "didBackground", "foreground", "relaunch", "network", "dns", "sleep", "throttle",
-        "networkChange",
-    ]
+    static let clientMethods = CommandTable.scenarioNames
     static let wireMethods = ["login", "ping", "logout", "getUser", "listUsers", "send", "sendText", "close", "drop"]
 
     static let clientProperties = Expectation.ClientProperty.allCases.map(\.rawValue)

@@ -1,4 +1,5 @@
 import ChatProtocol
+import ConformanceHarness
 
 extension FuzzAction {
     /// The action as scenario steps, each a mapping in the form scenario files use
@@ -20,7 +21,7 @@ extension FuzzAction {
         case .drop(let name):
             return [Self.step("\(name).drop", .object(JSONObject()))]
         case .advance(let milliseconds):
-            return [Self.step("advance", .string(Self.duration(milliseconds)))]
+            return [Self.step("advance", .string(ScenarioWriter.duration(milliseconds)))]
         case .faultDrop(let selector):
             return [Self.step("server.fault", .object(JSONObject([("fault", "drop")] + selector.fields)))]
         case .blackhole(let selector, let enabled):
@@ -44,11 +45,6 @@ extension FuzzAction {
             ("clientKickControl", .bool(clientKickControl)),
             ("devicePolicy", .object(JSONObject([("mobileDevicesPerUser", .integer(Int64(mobileDevicesPerUser)))]))),
         ]))
-    }
-
-    /// `30s` for whole seconds, `1250ms` otherwise.
-    public static func duration(_ milliseconds: Int64) -> String {
-        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 
     private static func step(_ key: String, _ value: JSONValue) -> JSONValue {

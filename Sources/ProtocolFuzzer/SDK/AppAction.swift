@@ -1,4 +1,5 @@
 import ChatProtocol
+import ConformanceHarness
 
 /// One thing an app or its environment does in an SDK history, as the scenario steps
 /// that do it (docs/SCENARIOS.md). The SDK under test is the scenario client
@@ -33,7 +34,7 @@ public struct AppAction: Sendable, Equatable {
 
     /// Virtual time moves on.
     public static func advance(milliseconds: Int64) -> AppAction {
-        AppAction(kind: "advance", steps: [["advance": .string(FuzzAction.duration(milliseconds))]], command: nil, isCall: false)
+        AppAction(kind: "advance", steps: [["advance": .string(ScenarioWriter.duration(milliseconds))]], command: nil, isCall: false)
     }
 
     /// The server resets every connection of `uid`, with no close frame.

@@ -47,6 +47,11 @@ public enum ScenarioWriter {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A duration as a scenario writes it: `30s` for whole seconds, `1250ms` otherwise.
+    public static func duration(_ milliseconds: Int64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+    }
+
     /// A value in YAML flow style.
     static func flow(_ value: JSONValue) -> String {
         switch value {
