@@ -1,4 +1,6 @@
 # MockChat: `make run` starts the server, `make test` runs every test.
+# The targets run the tools in scripts/; scripts/probes/ holds one-off measurements and
+# comparisons that no target runs (README.md, "Layout").
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 # The commit `mockchat --version` and the reports name (Package.swift reads it); empty

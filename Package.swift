@@ -88,10 +88,13 @@ let package = Package(
         ]),
 
         // What the test targets share, as swift-nio ships NIOEmbedded: a server on a
-        // virtual clock with clients, raw connections, frames written by hand, package paths.
+        // virtual clock with clients, frames written by hand, package paths. A library
+        // under Sources/; it reports through Swift Testing, so only test targets link it
+        // (the raw client and the frame stream it shares with the fuzzer live in EventLoop
+        // and WireKit, which the binary links).
         .target(name: "MockChatTestSupport", dependencies: [
             "MockChatServer", "EventLoop", "ChatProtocol", "WireKit",
-        ], path: "Tests/MockChatTestSupport"),
+        ]),
 
         .testTarget(name: "MockChatCoreTests", dependencies: ["MockChatCore"]),
         // The example for SDK teams: a Swift Testing suite against MockChatTesting.

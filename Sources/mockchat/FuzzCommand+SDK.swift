@@ -7,8 +7,6 @@ import ProtocolFuzzer
 extension FuzzCommand {
     /// `mockchat fuzz --sdk COMMAND` / `--sdk-listen HOST:PORT`.
     func runSDK(seed: UInt64) throws {
-        guard sdk == nil || sdkListen == nil else { throw ValidationError("give --sdk or --sdk-listen, not both") }
-        guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
         signal(SIGPIPE, SIG_IGN)
         // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md).
         DriverProcessGroups.endAllOnInterrupt()
@@ -24,23 +22,12 @@ extension FuzzCommand {
         options.maxReports = max(0, maxFindings)
         options.baseline = baseline.map { .command($0) }
         if let jobs { options.jobs = max(1, jobs) }
-        options.runner.driverTimeout = driverTimeout
-        options.runner.wallClock = wallClock
-        do {
-            options.runner.tolerance = Double(try ScenarioLoader.duration(Double(tolerance).map { .double($0) } ?? .string(tolerance))) / 1000
-        } catch {
-            throw ValidationError("--tolerance: \(error)")
-        }
-        if let sdk {
-            options.runner.driver = .command(sdk)
-            options.commandLine = "mockchat fuzz --sdk '\(sdk)'"
-        }
-        if let sdkListen {
-            let listener = try DriverListener(address: try DriverCommand.address(sdkListen))
-            progress.note("waiting for a driver at ws://\(listener.address)")
-            options.runner.driver = .listener(listener)
-            options.commandLine = "mockchat fuzz --sdk-listen \(sdkListen)"
-        }
+        options.runner.driverTimeout = driver.driverTimeout
+        options.runner.wallClock = driver.wallClock
+        options.runner.tolerance = try driver.toleranceSeconds()
+        options.runner.driver = try driver.source { progress.note($0) }
+        if let sdk = driver.sdk { options.commandLine = "mockchat fuzz --sdk '\(sdk)'" }
+        if let sdkListen = driver.sdkListen { options.commandLine = "mockchat fuzz --sdk-listen \(sdkListen)" }
         if let baseline { options.commandLine += " --baseline '\(baseline)'" }
         options.commandLine += " --steps \(options.steps == Int.max ? 0 : options.steps) --history-length \(options.historyLength)"
         let fuzzer: SDKFuzzer

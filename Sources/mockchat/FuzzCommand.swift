@@ -58,21 +58,8 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Actions per history (a fresh server each; default 200 for model, 40 with --sdk).")
     var historyLength: Int?
 
-    @Option(help: ArgumentHelp("Fuzz the SDK behind this driver command, one process per history (docs/FUZZING.md).",
-                               valueName: "command"))
-    var sdk: String?
-
-    @Option(help: ArgumentHelp("Fuzz the SDK whose driver dials in over WebSocket at HOST:PORT.", valueName: "host:port"))
-    var sdkListen: String?
-
-    @Option(help: "With --sdk: seconds a driver has to answer each request (default 10).")
-    var driverTimeout: Double = 10
-
-    @Flag(help: "With --sdk: the driver runs in real time; socket attempt and event times match within --tolerance.")
-    var wallClock = false
-
-    @Option(help: "With --sdk --wall-clock: tolerance of compared times, e.g. 100ms (default).")
-    var tolerance: String = "100ms"
+    /// `--sdk COMMAND` or `--sdk-listen HOST:PORT` fuzzes that SDK (docs/FUZZING.md).
+    @OptionGroup var driver: DriverOptions
 
     @Flag(help: "With --sdk: end the run at the first difference, once it is shrunk.")
     var stopAtFirst = false
@@ -111,7 +98,7 @@ struct FuzzCommand: ParsableCommand {
 
     func run() throws {
         let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
-        if sdk != nil || sdkListen != nil { return try runSDK(seed: seed) }
+        if driver.namesDriver { return try runSDK(seed: seed) }
         let started = Date()
         let progress = ProgressLine()
         progress.note("mockchat fuzz: mode \(mode.rawValue), seed \(seed)")

@@ -34,8 +34,7 @@ struct MatrixCommand: ParsableCommand {
     @Option(help: "Write a JUnit XML report with one suite per SDK here.")
     var junit: String?
 
-    @Option(help: "Seconds a driver has to answer each request (default 10).")
-    var driverTimeout: Double = 10
+    @OptionGroup var timeout: DriverTimeoutOption
 
     @Option(help: "Scenarios run at once, shared among the SDKs (default: the number of cores).")
     var jobs: Int?
@@ -72,8 +71,7 @@ struct MatrixCommand: ParsableCommand {
         }
         var options = CatalogueRunner.Options()
         if let jobs { options.jobs = jobs }
-        guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
-        options.driverTimeout = driverTimeout
+        options.driverTimeout = timeout.driverTimeout
         let matrix = MatrixRunner(options: options, ruleBook: RuleBook.embedded).run(entries, scenarios: plan.scenarios) { sdk, _, _, result in
             if result.isFailure { FileHandle.standardError.write(Data("\(sdk): FAIL \(result.id)\n".utf8)) }
         }

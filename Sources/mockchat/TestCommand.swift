@@ -54,22 +54,7 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Run against an external `mockchat serve --clock virtual`: ws://HOST:PORT[/v1/ws] or HOST:PORT.")
     var server: String?
 
-    @Option(help: ArgumentHelp("Drive the clients through this driver command, one process per scenario (docs/DRIVER.md).",
-                               valueName: "command"))
-    var sdk: String?
-
-    @Option(help: ArgumentHelp("Wait for a driver to dial in over WebSocket at HOST:PORT and drive the clients through it.",
-                               valueName: "host:port"))
-    var sdkListen: String?
-
-    @Option(help: "Seconds a driver has to answer each request (default 10).")
-    var driverTimeout: Double = 10
-
-    @Flag(help: "Real time: the server on the system clock, `advance` waits, `at` checks use --tolerance.")
-    var wallClock = false
-
-    @Option(help: "Tolerance of `at` checks in wall-clock mode, e.g. 100ms or 0.25 (seconds; default 100ms).")
-    var tolerance: String = "100ms"
+    @OptionGroup var driver: DriverOptions
 
     @Option(help: "In wall-clock mode, skip scenarios whose advance steps add up to more than this many seconds (default 10).")
     var maxWait: Double = 10
@@ -119,33 +104,20 @@ struct TestCommand: ParsableCommand {
         options.seed = seed
         options.serverURL = server
         signal(SIGPIPE, SIG_IGN)
-        guard sdk == nil || sdkListen == nil else { throw ValidationError("give --sdk or --sdk-listen, not both") }
-        if let sdk { options.driver = .command(sdk) }
         // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md).
         DriverProcessGroups.endAllOnInterrupt()
         defer { DriverProcessGroups.endAll() }
-        if let sdkListen {
-            let listener = try DriverListener(address: try DriverCommand.address(sdkListen))
-            FileHandle.standardError.write(Data("waiting for a driver at ws://\(listener.address)\n".utf8))
-            options.driver = .listener(listener)
-        }
-        guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
-        options.driverTimeout = driverTimeout
+        options.driver = try driver.source { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
+        options.driverTimeout = driver.driverTimeout
         do {
             options.manifest = try declaredManifest(driver: options.driver)
         } catch {
             FileHandle.standardError.write(Data("mockchat test: \(error.description)\n".utf8))
             throw ExitCode(1)
         }
-        options.wallClock = wallClock
+        options.wallClock = driver.wallClock
         options.maxWait = maxWait
-        let toleranceMilliseconds: Int64
-        do {
-            toleranceMilliseconds = try ScenarioLoader.duration(Double(tolerance).map { .double($0) } ?? .string(tolerance))
-        } catch {
-            throw ValidationError("--tolerance: \(error)")
-        }
-        options.tolerance = Double(toleranceMilliseconds) / 1000
+        options.tolerance = try driver.toleranceSeconds()
         options.expectedFailures = plan.expectedFailures
         options.profilesFolder = profiles
         options.traceDirectory = traceDir
@@ -199,7 +171,7 @@ struct TestCommand: ParsableCommand {
     /// The `--manifest` file, else the manifest in the driver's hello, else none.
     private func declaredManifest(driver: CatalogueRunner.DriverSource?) throws(ScenarioError) -> Manifest? {
         if let manifest { return try Manifest.load(path: manifest) }
-        guard let driver, let declared = try driver.handshake(timeout: driverTimeout).manifest else { return nil }
+        guard let driver, let declared = try driver.handshake(timeout: self.driver.driverTimeout).manifest else { return nil }
         return try Manifest.read(hello: declared, origin: "the driver's hello")
     }
 }

@@ -14,7 +14,7 @@ import WireKit
 final class WireRunner {
     /// The session connection and what the server thinks of it.
     struct Session {
-        var client: RawClient
+        var client: RawConnection
         var state: RequestOracle.Session
     }
 
@@ -107,14 +107,15 @@ final class WireRunner {
         }
     }
 
-    func connect() -> RawClient? {
-        let client = RawClient(loop: loop, server: server.address)
+    func connect() -> RawConnection? {
+        var client: RawConnection?
+        RawConnection.connect(on: loop, to: server.address) { client = try? $0.get() }
         connections += 1
         loop.settle()
-        return client.isConnected ? client : nil
+        return client.flatMap { $0.ended ? nil : $0 }
     }
 
-    func deliver(_ bytes: [UInt8], to client: RawClient, oneByteAtATime: Bool) -> Bool {
+    func deliver(_ bytes: [UInt8], to client: RawConnection, oneByteAtATime: Bool) -> Bool {
         if oneByteAtATime {
             for byte in bytes {
                 client.write([byte])
@@ -160,7 +161,7 @@ final class WireRunner {
     }
 
     /// §14: no complete request within 10 s of clock time closes the connection.
-    private func checkHandshakeDeadline(_ client: RawClient) -> [String] {
+    private func checkHandshakeDeadline(_ client: RawConnection) -> [String] {
         closeSession()
         let id = control.ping()
         loop.settle()
@@ -184,7 +185,7 @@ final class WireRunner {
         UpgradeRequest(host: "127.0.0.1", key: UpgradeRequest.key((0..<16).map { _ in masks.byte() })).bytes
     }
 
-    private func openWebSocket() -> RawClient? {
+    private func openWebSocket() -> RawConnection? {
         guard let client = connect() else { return nil }
         client.write(upgradeRequest())
         loop.settle()
@@ -215,7 +216,7 @@ final class WireRunner {
 
     /// The session connection, opened (and half the time logged in) if needed.
     private func currentSession() -> Session? {
-        if let session, session.client.isConnected { return session }
+        if let session, !session.client.ended { return session }
         closeSession()
         guard let client = openWebSocket() else { return nil }
         var state = RequestOracle.Session.awaitingLogin
@@ -275,7 +276,7 @@ final class WireRunner {
             loop.settle()
             if !client.ended { problems.append("the stream stayed open after the closing handshake") }
         }
-        if check.closed || !client.isConnected { closeSession() }
+        if check.closed || client.ended { closeSession() }
         return problems
     }
 

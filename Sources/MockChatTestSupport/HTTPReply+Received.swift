@@ -1,4 +1,5 @@
 import ChatProtocol
+import EventLoop
 import WireKit
 
 extension HTTPReply {
@@ -14,4 +15,9 @@ extension HTTPReply {
 
     /// The body parsed as JSON.
     public var json: JSONValue? { try? JSONParser.parse(body) }
+}
+
+extension RawConnection {
+    /// The server's HTTP response, read to the end of what arrived.
+    public var reply: HTTPReply? { HTTPReply(received) }
 }

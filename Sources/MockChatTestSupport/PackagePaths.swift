@@ -6,7 +6,7 @@ public enum PackagePaths {
     /// The package's root folder.
     public static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent()  // MockChatTestSupport
-        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // Sources
         .deletingLastPathComponent()
 
     /// A path below the root.

@@ -1,23 +1,24 @@
-import WireKit
-
 /// Reads what the server sends on one connection: an HTTP response head (and body),
 /// then, after a 101, WebSocket frames. Server frames are never masked; one that is,
-/// or that cannot be parsed, is reported in ``malformed``.
-struct ServerStream: Sendable {
+/// or that cannot be parsed, is reported in ``malformed``. The one reader of a raw
+/// connection's bytes (EventLoop's `RawConnection`, so the tests and the wire fuzzer).
+public struct ServerStream: Sendable {
     private var reader = HTTPResponseReader()
     private var frameReader = ServerFrameReader()
 
+    public init() {}
+
     /// The HTTP response, once complete.
-    var response: HTTPReply? { reader.isComplete ? reader.reply : nil }
+    public var response: HTTPReply? { reader.isComplete ? reader.reply : nil }
 
     /// Why the bytes could not be read.
-    var malformed: String? { reader.malformed ?? frameReader.malformed }
+    public var malformed: String? { reader.malformed ?? frameReader.malformed }
 
     /// Every frame so far.
-    var frames: [ServerFrame] { frameReader.frames }
+    public var frames: [ServerFrame] { frameReader.frames }
 
     /// Appends received bytes and parses what is complete.
-    mutating func feed(_ bytes: some Sequence<UInt8>) {
+    public mutating func feed(_ bytes: some Sequence<UInt8>) {
         guard reader.isComplete else {
             reader.feed(bytes)
             if reader.isComplete, reader.reply?.status == 101 { frameReader.feed(reader.takeRemainder()) }
@@ -27,7 +28,7 @@ struct ServerStream: Sendable {
     }
 
     /// Whether bytes arrived that are not a complete response or frame.
-    var hasUnreadBytes: Bool {
+    public var hasUnreadBytes: Bool {
         switch reader.state {
         case .head: !reader.remainder.isEmpty
         case .body, .failed: true
@@ -36,5 +37,5 @@ struct ServerStream: Sendable {
     }
 
     /// Frames that arrived since the last call.
-    mutating func takeFrames() -> ArraySlice<ServerFrame> { frameReader.takeFrames() }
+    public mutating func takeFrames() -> ArraySlice<ServerFrame> { frameReader.takeFrames() }
 }

@@ -120,10 +120,10 @@ public final class ServerFixture {
 
     /// Opens a plain TCP connection to the server.
     public func rawConnect() throws -> RawConnection {
-        var outcome: Result<TCPConnection, UVError>?
-        TCPConnection.connect(on: loop, to: server.address) { outcome = $0 }
+        var outcome: Result<RawConnection, UVError>?
+        RawConnection.connect(on: loop, to: server.address) { outcome = $0 }
         guard loop.run(timeout: 5, until: { outcome != nil }) else { throw FixtureFailure("TCP connect timed out") }
-        return RawConnection(try outcome!.get())
+        return try outcome!.get()
     }
 
     /// Sends `bytes` on a fresh connection and collects everything until the server closes.
