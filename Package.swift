@@ -48,10 +48,14 @@ let package = Package(
         .target(name: "CSystemMemory"),
         // The only code that touches libuv, wslay and hiredis.
         .target(name: "EventLoop", dependencies: ["MockChatCore", "WireKit", "CLibUV", "CWslay"]),
-        // Presence engine, sessions, device policy, control API, trace; the fixtures and the
-        // web console compiled in by the EmbedFixtures plugin.
+        // The server's rules, pure: the presence engine, its inputs and actions, the device
+        // policy, the users and app settings. Links no C library (no libuv, wslay, hiredis).
+        .target(name: "PresenceCore", dependencies: ["MockChatCore", "ChatProtocol"]),
+        // The server's runtime around PresenceCore (re-exported): sockets, control API, trace,
+        // faults, cluster bridge; the fixtures and the web console compiled in by the
+        // EmbedFixtures plugin.
         .target(name: "MockChatServer", dependencies: [
-            "MockChatCore", "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
+            "PresenceCore", "MockChatCore", "ChatProtocol", "EventLoop", .product(name: "Logging", package: "swift-log"),
         ], plugins: ["EmbedFixtures"]),
         // The documented SDK as a state machine plus a driver over a real WebSocket; the
         // profiles compiled in.

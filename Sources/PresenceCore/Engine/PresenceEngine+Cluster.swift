@@ -17,7 +17,7 @@ extension PresenceEngine {
     public var clusterDevices: [ClusterDevice] { cluster?.devices.keys.sorted().flatMap { cluster!.devices[$0]! } ?? [] }
 
     /// This node's logged-in devices, as announced.
-    var localClusterDevices: [ClusterDevice] { connections.compactMap(clusterDevice) }
+    package var localClusterDevices: [ClusterDevice] { connections.compactMap(clusterDevice) }
 
     /// This node's logged-in devices of `uid` that the device policy weighs (its mobiles
     /// and one per device id). O(the user's devices on this node).
