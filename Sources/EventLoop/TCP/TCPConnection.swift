@@ -305,6 +305,27 @@ public final class TCPConnection: HandleOwner {
         }
     }
 
+    /// Writes what the kernel takes of `bytes` now, discards what the peer has sent so
+    /// far, and closes: the descriptor is free when this returns. For a short refusal
+    /// when descriptors are scarce: ``closeAfterWrites()`` keeps the descriptor until a
+    /// later turn of the loop, and a burst of connections accepted in one turn would run
+    /// out of them (libuv then accepts and closes the rest with no answer at all). What
+    /// was read is discarded so that the close ends the stream in order, not with a
+    /// reset that could take the reply with it.
+    public func writeAndCloseNow(_ bytes: [UInt8]) {
+        guard state == .open else { return }
+        let sent = tryWrite(bytes)
+        if sent > 0 { _ = loop.traffic.wrote(sent, by: self) }
+        var descriptor: uv_os_fd_t = -1
+        let status = handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { uv_fileno($0, &descriptor) }
+        if status == 0, descriptor >= 0 {
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while HostSystem.unreadBytes(Int32(descriptor)).map({ $0 > 0 }) == true,
+                  scratch.withUnsafeMutableBytes({ recv(Int32(descriptor), $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+        }
+        close()
+    }
+
     /// Closes at once; queued writes are dropped.
     public func close() {
         if holdsClose(.now) { return }

@@ -78,8 +78,12 @@ public final class WebServer {
     private func accept(_ connection: TCPConnection) {
         openConnections += 1
         if openConnections > configuration.maxConnections + configuration.reservedConnections {
+            // Answered and closed before the next accept: a burst at the cap never
+            // holds more than one descriptor at a time.
             connection.onClosed = { [weak self] in self?.openConnections -= 1 }
-            refuseAtCapacity(connection)
+            refusedAtCapacity += 1
+            onCapacityRefusal?()
+            connection.writeAndCloseNow(Self.busy.serialized())
             return
         }
         var parser = HTTPRequestParser(limits: configuration.limits)
@@ -169,8 +173,15 @@ public final class WebServer {
     private func refuseAtCapacity(_ connection: TCPConnection) {
         refusedAtCapacity += 1
         onCapacityRefusal?()
-        reply(.rejection(status: 503, "too many connections\n"), on: connection)
+        reply(Self.busy, on: connection)
     }
+
+    /// The answer at the cap: try again in a second.
+    private static let busy: HTTPResponse = {
+        var response = HTTPResponse.rejection(status: 503, "too many connections\n")
+        response.headers.append((name: "Retry-After", value: "1"))
+        return response
+    }()
 
     private func reply(_ response: HTTPResponse, on connection: TCPConnection) {
         connection.onRead = nil

@@ -206,7 +206,9 @@ public final class ChatServer {
         let host = peer?.host ?? ""
         guard pendingByHost[host, default: 0] < configuration.maxPendingLoginsPerAddress else {
             warnAtCap("\(host) holds \(configuration.maxPendingLoginsPerAddress) sessions that have not logged in: its new upgrades get 503")
-            return .respond(.json(status: 503, body: #"{"error":"too many sessions from this address have not logged in yet"}"#))
+            var busy = HTTPResponse.json(status: 503, body: #"{"error":"too many sessions from this address have not logged in yet"}"#)
+            busy.headers.append((name: "Retry-After", value: "1"))
+            return .respond(busy)
         }
         return .upgrade { [unowned self] socket in
             self.pendingByHost[host, default: 0] += 1
