@@ -67,7 +67,7 @@ import Testing
     @Test func callsBeforeInitializeAreRefused() {
         var rig = Rig()
         let (login, actions) = rig.call(.login(uid: "alice", authKey: "key"))
-        #expect(actions == [.completeCall(login, .failure(SDKError.notInitialized))])
+        #expect(actions == [.completeCall(login, .failure(ChatError(code: "ERR_NOT_INITIALIZED", description: "initialize() has not been called")))])
     }
 
     @Test func manualModeLoginOnlyRecordsTheUser() {

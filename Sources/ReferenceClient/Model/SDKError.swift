@@ -1,10 +1,8 @@
 import ChatProtocol
 
-/// Errors the reference client raises itself, besides the catalogue in ``ErrorCode``.
+/// Errors the reference client raises itself, besides the catalogue in ``ErrorCode`` and
+/// the codes and texts a profile sets (``Profile/notInitializedError`` and others).
 public enum SDKError {
-    /// A call before `initialize`. Project choice: the documents name no code for it.
-    public static let notInitialized = ChatError(code: "ERR_NOT_INITIALIZED",
-                                                 description: "initialize() has not been called")
     /// A reply the client could not read. Project choice.
     public static let malformedReply = ChatError(code: "ERR_MALFORMED_REPLY",
                                                  description: "The server's reply could not be read")

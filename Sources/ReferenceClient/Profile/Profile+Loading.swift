@@ -38,6 +38,7 @@ extension Profile {
         if name.isEmpty { found.append("'name' is empty") }
         if keepAliveInterval <= 0 { found.append("'keepAliveInterval' must be positive") }
         if pongTimeout <= 0 { found.append("'pongTimeout' must be positive") }
+        if loginReplyTimeout <= 0 { found.append("'loginReplyTimeout' must be positive") }
         if reconnectBackoff.steps.contains(where: { $0 < 0 }) || reconnectBackoff.repeatEvery <= 0 {
             found.append("'reconnectBackoff' needs non-negative steps and a positive 'repeatEvery'")
         }
@@ -45,6 +46,11 @@ extension Profile {
             found.append("'disconnectAfterDelay' needs a positive 'backgroundDisconnectAfter'")
         }
         if let window = backgroundTaskWindow, window <= 0 { found.append("'backgroundTaskWindow' must be positive") }
+        for (field, code) in [("backgroundCloseCode", backgroundCloseCode), ("logoutCloseCode", logoutCloseCode),
+                              ("disconnectCloseCode", disconnectCloseCode)] where CloseCode(rawValue: code) == nil {
+            found.append("'\(field)' must be a close code the client can send: "
+                         + CloseCode.allCases.map { String($0.rawValue) }.joined(separator: ", "))
+        }
         return found
     }
 }

@@ -1,3 +1,5 @@
+import ChatProtocol
+
 /// The timings and policies of one documented SDK, loaded from `Fixtures/profiles/*.yaml`.
 ///
 /// A profile is data: the state machine reads every duration and policy from here and
@@ -23,9 +25,11 @@ public struct Profile: Codable, Sendable, Equatable {
     public var pingAvailableInAutoMode: Bool
     /// Seconds between the SDK's own heartbeat pings while it keeps the socket alive.
     public var keepAliveInterval: Double
-    /// Seconds the SDK waits for a reply to a heartbeat ping or to a login before it
+    /// Seconds the SDK waits for a reply to a heartbeat ping (or to a logout) before it
     /// considers the connection dead.
     public var pongTimeout: Double
+    /// Seconds an attempt waits for the server's answer to its login before it counts as failed.
+    public var loginReplyTimeout: Double
     /// Delays between reconnection attempts.
     public var reconnectBackoff: ReconnectBackoff
     /// Whether returning to the foreground restarts the backoff schedule.
@@ -37,6 +41,19 @@ public struct Profile: Codable, Sendable, Equatable {
     public var retryLoginUntilAnswered: Bool
     /// `reconnectKickEnable` when `AppSettings` does not set it.
     public var defaultReconnectKickEnable: Bool
+    /// The close codes the SDK sends when the background ends the socket, on logout and on
+    /// disconnect (each one of ``CloseCode``).
+    public var backgroundCloseCode = CloseCode.goingAway.rawValue
+    public var logoutCloseCode = CloseCode.normal.rawValue
+    public var disconnectCloseCode = CloseCode.normal.rawValue
+    /// The code and text of a call made before `initialize`.
+    public var notInitializedError = "ERR_NOT_INITIALIZED"
+    public var notInitializedDescription = "initialize() has not been called"
+    /// The code of a second login while a user is logged in.
+    public var alreadyLoggedInError = ErrorCode.alreadyLoggedIn.rawValue
+    /// The texts of ERROR_WEBSOCKETS_ALLREADY_IN_CONNECTED_STATE and ERROR_PING_NOT_AVAILABLE.
+    public var alreadyConnectedDescription = ErrorCode.alreadyConnected.defaultDescription
+    public var pingNotAvailableDescription = ErrorCode.pingNotAvailable.defaultDescription
     /// Field name → where its value comes from.
     public var sources: [String: String]
 
@@ -53,7 +70,7 @@ public struct Profile: Codable, Sendable, Equatable {
     public init(name: String, defaultAutoMode: Bool, backgroundWithoutServices: BackgroundPolicy,
                 backgroundDisconnectAfter: Double?, backgroundTaskWindow: Double?,
                 pingAvailableInAutoMode: Bool,
-                keepAliveInterval: Double, pongTimeout: Double, reconnectBackoff: ReconnectBackoff,
+                keepAliveInterval: Double, pongTimeout: Double, loginReplyTimeout: Double, reconnectBackoff: ReconnectBackoff,
                 resetBackoffOnForeground: Bool, resetBackoffOnNetworkChange: Bool,
                 retryLoginUntilAnswered: Bool, defaultReconnectKickEnable: Bool,
                 sources: [String: String]) {
@@ -65,6 +82,7 @@ public struct Profile: Codable, Sendable, Equatable {
         self.pingAvailableInAutoMode = pingAvailableInAutoMode
         self.keepAliveInterval = keepAliveInterval
         self.pongTimeout = pongTimeout
+        self.loginReplyTimeout = loginReplyTimeout
         self.reconnectBackoff = reconnectBackoff
         self.resetBackoffOnForeground = resetBackoffOnForeground
         self.resetBackoffOnNetworkChange = resetBackoffOnNetworkChange
@@ -76,8 +94,11 @@ public struct Profile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, defaultAutoMode, backgroundWithoutServices, backgroundDisconnectAfter
         case backgroundTaskWindow, pingAvailableInAutoMode
-        case keepAliveInterval, pongTimeout, reconnectBackoff, resetBackoffOnForeground
+        case keepAliveInterval, pongTimeout, loginReplyTimeout, reconnectBackoff, resetBackoffOnForeground
         case resetBackoffOnNetworkChange, retryLoginUntilAnswered, defaultReconnectKickEnable
+        case backgroundCloseCode, logoutCloseCode, disconnectCloseCode
+        case notInitializedError, notInitializedDescription, alreadyLoggedInError
+        case alreadyConnectedDescription, pingNotAvailableDescription
         case sources
     }
 
@@ -91,3 +112,4 @@ public struct Profile: Codable, Sendable, Equatable {
         Int64((seconds * 1000).rounded())
     }
 }
+

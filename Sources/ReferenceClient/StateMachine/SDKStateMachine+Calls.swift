@@ -55,8 +55,8 @@ extension SDKStateMachine {
     }
 
     mutating func login(_ credentials: Credentials, _ call: CallID?) {
-        guard settings != nil else { return complete(call, .failure(SDKError.notInitialized)) }
-        guard session == nil else { return complete(call, .failure(.alreadyLoggedIn)) }
+        guard settings != nil else { return complete(call, .failure(notInitialized)) }
+        guard session == nil else { return complete(call, .failure(alreadyLoggedIn)) }
         stayOffline = false
         guard isAutoMode else {
             // Manual mode: recorded on the device only; connect() lets the server check it.
@@ -71,7 +71,7 @@ extension SDKStateMachine {
     }
 
     mutating func logout(_ call: CallID?) {
-        guard settings != nil else { return complete(call, .failure(SDKError.notInitialized)) }
+        guard settings != nil else { return complete(call, .failure(notInitialized)) }
         guard session != nil else { return complete(call, .failure(.notLoggedIn)) }
         switch phase {
         case .connected:
@@ -84,7 +84,7 @@ extension SDKStateMachine {
             complete(call, .success(.none))
         default:
             cite("calls.logout-during-login")
-            if phase.hasSocket { emit(.closeSocket(.normal)) }
+            if phase.hasSocket { closeSocket(profile.logoutCloseCode, rule: "codes.logout-close-code") }
             cancelTimer(.backoff)
             cancelTimer(.pongTimeout)
             failWaiters(ChatError(.notLoggedIn, "logout() was called before the connection was made"))
@@ -93,11 +93,11 @@ extension SDKStateMachine {
     }
 
     mutating func connect(_ call: CallID?) {
-        guard settings != nil else { return complete(call, .failure(SDKError.notInitialized)) }
+        guard settings != nil else { return complete(call, .failure(notInitialized)) }
         guard session?.confirmed == true else { return complete(call, .failure(.notLoggedIn)) }
         switch phase {
         case .connected, .loggingOut:
-            complete(call, .failure(.alreadyConnected))
+            complete(call, .failure(alreadyConnected))
         case .opening, .authenticating:
             cite("calls.connect-joins-attempt")
             stayOffline = false
@@ -111,14 +111,14 @@ extension SDKStateMachine {
     }
 
     mutating func disconnect(_ call: CallID?) {
-        guard settings != nil else { return complete(call, .failure(SDKError.notInitialized)) }
+        guard settings != nil else { return complete(call, .failure(notInitialized)) }
         stayOffline = true
         let error = ChatError(.webSocketError, "disconnect() was called")
         if case .loggingOut(_, let logoutCall) = phase {
             finishLogout(logoutCall, closeSocket: true)
             return complete(call, .success(.none))
         }
-        if phase.hasSocket { emit(.closeSocket(.normal)) }
+        if phase.hasSocket { closeSocket(profile.disconnectCloseCode, rule: "codes.disconnect-close-code") }
         stopHeartbeat()
         cancelTimer(.backoff)
         failPending(error)
@@ -128,10 +128,10 @@ extension SDKStateMachine {
     }
 
     mutating func ping(_ call: CallID?) {
-        guard settings != nil else { return complete(call, .failure(SDKError.notInitialized)) }
+        guard settings != nil else { return complete(call, .failure(notInitialized)) }
         if isAutoMode, !profile.pingAvailableInAutoMode {
             if session == nil { cite("calls.ping-check-order") }   // both would fail it: the mode is checked first
-            return complete(call, .failure(.pingNotAvailable))
+            return complete(call, .failure(pingNotAvailable))
         }
         if let error = callError(needsConnection: true, "ping() needs a connected socket") {
             return complete(call, .failure(error))
@@ -170,7 +170,7 @@ extension SDKStateMachine {
 
     /// The error for a call that needs a logged-in user (and maybe a connection), if any.
     func callError(needsConnection: Bool, _ detail: String) -> ChatError? {
-        guard settings != nil else { return SDKError.notInitialized }
+        guard settings != nil else { return notInitialized }
         guard session?.confirmed == true else { return ChatError(.notLoggedIn) }
         guard !needsConnection || phase.isConnected else { return SDKError.notConnected(network: network, detail) }
         return nil

@@ -127,7 +127,7 @@ extension SDKStateMachine {
     /// Completes a logout: the session is cleared and the socket closed.
     mutating func finishLogout(_ call: CallID?, closeSocket: Bool) {
         cancelTimer(.pongTimeout)
-        if closeSocket { emit(.closeSocket(.normal)) }
+        if closeSocket { self.closeSocket(profile.logoutCloseCode, rule: "codes.logout-close-code") }
         failPending(ChatError(.notLoggedIn, "The user logged out"))
         session = nil
         cursors = [:]
@@ -145,7 +145,7 @@ extension SDKStateMachine {
             finishLogout(call, closeSocket: true)
             return
         }
-        if phase.hasSocket { emit(.closeSocket(.goingAway)) }
+        if phase.hasSocket { closeSocket(profile.backgroundCloseCode, rule: "background.close-code") }
         stopHeartbeat()
         cancelTimer(.backoff)
         failPending(error)

@@ -88,16 +88,11 @@ extension SDKStateMachine {
     mutating func citeFailure(_ error: ChatError) {
         if let rule = Self.errorRules[error.code] { cite(rule) }
         switch error.code {
-        case SDKError.notInitialized.code: cite("calls.before-init-fail")
-        case ErrorCode.alreadyLoggedIn.rawValue: cite("calls.second-login-refused")
+        case profile.notInitializedError: cite("codes.not-initialized", "calls.before-init-fail")
+        case profile.alreadyLoggedInError: cite("codes.already-logged-in", "calls.second-login-refused")
         case ErrorCode.noInternet.rawValue, ErrorCode.webSocketError.rawValue: cite("calls.need-connection")
         default: break
         }
-    }
-
-    /// The rules behind a close the SDK starts.
-    mutating func citeClose(_ code: CloseCode) {
-        cite(code == .normal ? "codes.disconnect-close-code" : "background.close-code")
     }
 
     /// The rules behind a presence delivery to the user listeners.
@@ -108,8 +103,6 @@ extension SDKStateMachine {
 
     /// The rule that owns each error code a call can end with.
     static let errorRules: [String: String] = [
-        SDKError.notInitialized.code: "codes.not-initialized",
-        ErrorCode.alreadyLoggedIn.rawValue: "codes.already-logged-in",
         ErrorCode.notLoggedIn.rawValue: "users.not-logged-in",
         ErrorCode.noInternet.rawValue: "connection.no-internet-error",
         ErrorCode.webSocketError.rawValue: "connection.socket-error",

@@ -21,7 +21,7 @@ extension SDKStateMachine {
         case .token(let token): login.token = token
         }
         let id = send(.login(login))
-        schedule(.pongTimeout, seconds: profile.pongTimeout)
+        schedule(.pongTimeout, seconds: profile.loginReplyTimeout)
         phase = .authenticating(id, reconnect: reconnect, round)
         return finish()
     }
@@ -102,7 +102,7 @@ extension SDKStateMachine {
         return finish()
     }
 
-    /// No reply within `pongTimeout`: a heartbeat timeout (003, weak network).
+    /// No reply within `pongTimeout` (a login: `loginReplyTimeout`): a heartbeat timeout (003, weak network).
     mutating func replyTimedOut() {
         switch phase {
         case .authenticating:

@@ -148,7 +148,6 @@ public struct SDKStateMachine: Sendable {
 
     mutating func emit(_ action: SDKAction) {
         switch action {
-        case .closeSocket(let code): citeClose(code)
         case .userEvent(_, _, let user): citePresence(user)
         case .completeCall(_, .failure(let error)): citeFailure(error)
         default: break
