@@ -23,12 +23,18 @@ extension FuzzCommand {
         options.baseline = baseline.map { .command($0) }
         if let jobs { options.jobs = max(1, jobs) }
         options.runner.driverTimeout = driver.driverTimeout
+        do {
+            options.runner.manifest = try manifest.map { path throws(ScenarioError) in try Manifest.load(path: path) }
+        } catch {
+            throw ValidationError("--manifest: \(error.description)")
+        }
         options.runner.wallClock = driver.wallClock
         options.runner.tolerance = try driver.toleranceSeconds()
         options.runner.driver = try driver.source { progress.note($0) }
         if let sdk = driver.sdk { options.commandLine = "mockchat fuzz --sdk '\(sdk)'" }
         if let sdkListen = driver.sdkListen { options.commandLine = "mockchat fuzz --sdk-listen \(sdkListen)" }
         if let baseline { options.commandLine += " --baseline '\(baseline)'" }
+        if let manifest { options.commandLine += " --manifest '\(manifest)'" }
         options.commandLine += " --steps \(options.steps == Int.max ? 0 : options.steps) --history-length \(options.historyLength)"
         let fuzzer: SDKFuzzer
         do {

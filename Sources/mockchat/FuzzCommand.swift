@@ -74,6 +74,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "With --sdk: also write the summary as JSON to this file.")
     var json: String?
 
+    @Option(help: "With --sdk: the SDK's manifest (docs/SPECIFICATION.md; default: the one in the driver's hello). The model takes its values; waived rules are not reported.")
+    var manifest: String?
+
     @Option(help: "Model histories run at once, and wire workers (default: the number of cores).")
     var jobs: Int?
 

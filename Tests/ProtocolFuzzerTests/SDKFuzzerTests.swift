@@ -120,21 +120,36 @@ import Testing
         #expect(generator.generate(seed: 4, length: 30) == generator.generate(seed: 4, length: 30))
     }
 
-    /// A difference counts by the levels of the rules the model cited at that action.
-    @Test func aDifferenceIsClassifiedByTheLevelsOfTheCitedRules() {
+    /// A difference counts by the levels of the rules the model cited at that action, graded
+    /// as `mockchat test` grades a failed step: a documented rule beside a decision fails
+    /// (fails before this change: the fuzzer called it a deviation), a waiver makes it
+    /// waived, a declared parameter makes it a failure.
+    @Test func aDifferenceIsClassifiedByTheLevelsOfTheCitedRules() throws {
         let book = RuleBook.embedded
         let documented = "connection.login-opens-socket", decision = "reconnection.status-connecting-during-backoff"
+        let parameter = "reconnection.backoff-schedule"
         #expect(book.rule(documented)?.level == .documented && book.rule(decision)?.level == .decision)
-        func level(_ rules: [String], waived: Set<String> = [], badDriver: Bool = false) -> DifferenceLevel {
-            DifferenceLevel.of(rules: rules, badDriver: badDriver, book: book, waived: waived)
+        let waiving = try Manifest.read("waivers: [{ rule: \(decision), reason: ours differs }]", origin: "m.yaml")
+        let declaring = try Manifest.read("parameters: { reconnectBackoff: { steps: [1], repeatEvery: 2 } }", origin: "m.yaml")
+        func level(_ rules: [String], _ manifest: Manifest? = nil, badDriver: Bool = false) -> DifferenceLevel {
+            DifferenceLevel.of(rules: rules, badDriver: badDriver, book: book, manifest: manifest)
         }
         #expect(level([documented]) == .failure)
-        #expect(level([documented, decision]) == .deviation)
-        #expect(level([documented, decision], waived: [decision]) == .failure)
-        #expect(level([decision], waived: [decision]) == .waived)
+        #expect(level([documented, decision]) == .failure)
+        #expect(level([decision]) == .deviation)
+        #expect(level([decision], waiving) == .waived)
+        #expect(level([documented, decision], waiving) == .failure)
+        #expect(level([parameter]) == .deviation)
+        #expect(level([parameter], declaring) == .failure)
         #expect(level([]) == .uncited)
         #expect(level(["connection.no-such-rule"]) == .uncited)
         #expect(level([], badDriver: true) == .failure)
+        // The harness grades a failed step resting on the same rules alike.
+        for (rules, manifest) in [([documented, decision], nil), ([decision], waiving), ([parameter], declaring), ([decision], nil)] as [([String], Manifest?)] {
+            let harness = Verdicts.grade(rules.compactMap(book.rule), manifest: manifest).verdict
+            let expected: DifferenceLevel = harness == .waived ? .waived : harness == .deviation ? .deviation : .failure
+            #expect(level(rules, manifest) == expected, "\(rules)")
+        }
     }
 
     /// Every rule the reference model cites while histories run is in the rule book.

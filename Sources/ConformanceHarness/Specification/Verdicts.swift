@@ -33,41 +33,42 @@ public enum Verdicts {
         return result
     }
 
-    /// A failed result graded by the rules its failing step rests on:
-    /// - none, or a documented one among them: **failed**, citing them (or the scenario's
-    ///   documented rules); a step that mixes a documented rule with a decision cannot tell
-    ///   which one broke, so it fails;
+    /// How a difference counts, by the rules it rests on (never empty): the one grading
+    /// of `mockchat test` and `mockchat fuzz --sdk` (docs/SPECIFICATION.md, "Verdicts").
+    /// - a documented rule among them: **failed**; a difference that rests on a documented
+    ///   rule beside decisions cannot tell which one broke, so it fails;
     /// - only decisions and parameters, one of them waived by the manifest: **waived**, with the reason;
     /// - only decisions and parameters, a parameter's value declared by the manifest: **failed**
     ///   (the declared value is not honoured);
     /// - otherwise **deviation**: the SDK differs from MockChat's choice without saying so.
-    /// Any other verdict is returned as it is.
+    /// The citations name the rules that decided it.
+    public static func grade(_ resting: [Rule], manifest: Manifest?) -> (verdict: ScenarioResult.Verdict, citations: [String]) {
+        if resting.contains(where: { $0.level == .documented }) { return (.failed, resting.map(\.citation)) }
+        if let manifest {
+            let waived = resting.filter { manifest.waivers[$0.id] != nil }
+            if !waived.isEmpty { return (.waived, waived.map { "\($0.citation) — waived: \(manifest.waivers[$0.id]!)" }) }
+            let declared = resting.compactMap { rule in
+                rule.parameter.flatMap { parameter in manifest.parameters[parameter.name].map { (rule, parameter.name, $0) } }
+            }
+            if !declared.isEmpty { return (.failed, declared.map { "\($0.0.citation) — declared \($0.1): \($0.2)" }) }
+        }
+        return (.deviation, resting.map(\.citation))
+    }
+
+    /// A failed result graded by the rules its failing step rests on (``grade(_:manifest:)``);
+    /// a step that rests on no rule fails, citing the scenario's documented rules (or all of
+    /// its rules when it names no documented one). Any other verdict is returned as it is.
     public static func classify(_ result: ScenarioResult, scenario: Scenario, manifest: Manifest?, book: RuleBook) -> ScenarioResult {
         guard result.verdict == .failed else { return result }
         var graded = result
         let step = result.failedStep.flatMap { number in scenario.steps.first { $0.number == number } }
         let resting = step.map { rules(of: $0, in: book) } ?? []
-        guard !resting.isEmpty, !resting.contains(where: { $0.level == .documented }) else {
+        guard !resting.isEmpty else {
             let documented = scenario.rules.compactMap(book.rule).filter { $0.level == .documented }
-            let cited = resting.isEmpty ? (documented.isEmpty ? scenario.rules.compactMap(book.rule) : documented) : resting
-            graded.rules = cited.map(\.citation)
+            graded.rules = (documented.isEmpty ? scenario.rules.compactMap(book.rule) : documented).map(\.citation)
             return graded
         }
-        if let manifest {
-            let waived = resting.filter { manifest.waivers[$0.id] != nil }
-            if !waived.isEmpty {
-                graded.verdict = .waived
-                graded.rules = waived.map { "\($0.citation) — waived: \(manifest.waivers[$0.id]!)" }
-                return graded
-            }
-            let declared = resting.filter { rule in rule.parameter.map { manifest.parameters[$0.name] != nil } ?? false }
-            if !declared.isEmpty {
-                graded.rules = declared.map { "\($0.citation) — declared \($0.parameter!.name): \(manifest.parameters[$0.parameter!.name]!)" }
-                return graded
-            }
-        }
-        graded.verdict = .deviation
-        graded.rules = resting.map(\.citation)
+        (graded.verdict, graded.rules) = grade(resting, manifest: manifest)
         return graded
     }
 }

@@ -13,15 +13,18 @@ public enum DifferenceLevel: String, Sendable, CaseIterable {
     /// rule book (or the model does not cite it), a defect of the rule book.
     case uncited
 
-    /// The level of a difference whose action applied `rules`, with `waived` declared
-    /// in the manifest. A driver that crashed, hung or wrote junk is always a failure.
-    public static func of(rules: [String], badDriver: Bool, book: RuleBook, waived: Set<String>) -> DifferenceLevel {
+    /// The level of a difference whose action applied `rules`, graded as `mockchat test`
+    /// grades a failed step (``Verdicts/grade(_:manifest:)``) with the SDK's manifest.
+    /// A driver that crashed, hung or wrote junk is always a failure; no rule, or an id the
+    /// rule book does not know, is uncited.
+    public static func of(rules: [String], badDriver: Bool, book: RuleBook, manifest: Manifest?) -> DifferenceLevel {
         if badDriver { return .failure }
-        guard !rules.isEmpty else { return .uncited }
-        let binding = rules.filter { !waived.contains($0) }
-        guard !binding.isEmpty else { return .waived }
-        let levels = binding.map { book.rule($0)?.level }
-        if levels.contains(where: { $0 == nil }) { return .uncited }
-        return levels.allSatisfy { $0 == .documented } ? .failure : .deviation
+        let known = rules.compactMap(book.rule)
+        guard !known.isEmpty, known.count == rules.count else { return .uncited }
+        switch Verdicts.grade(known, manifest: manifest).verdict {
+        case .waived: return .waived
+        case .deviation: return .deviation
+        default: return .failure
+        }
     }
 }

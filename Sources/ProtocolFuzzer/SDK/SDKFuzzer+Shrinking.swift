@@ -38,7 +38,7 @@ extension SDKFuzzer {
             scenarioText: "", path: nil, reproduces: false, referencePasses: false, baselinePasses: nil)
         finding.rules = difference.rules
         finding.level = DifferenceLevel.of(rules: difference.rules, badDriver: difference.isBadDriver, book: .embedded,
-                                           waived: options.waivedRules)
+                                           manifest: options.runner.manifest)
         let written = history.with(shrunk)
         if let (_, records) = recordReference(written) {
             // The short form (expectations after the last action) when it fails the same

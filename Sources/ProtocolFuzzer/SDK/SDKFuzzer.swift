@@ -38,9 +38,6 @@ public struct SDKFuzzer: Sendable {
         /// on which it too differs from the reference model, at the same action or
         /// earlier, counts as a known difference and is not reported.
         public var baseline: CatalogueRunner.DriverSource?
-        /// Rules the SDK's manifest waives: a difference that rests only on them is not
-        /// reported (docs/FUZZING.md, "Levels").
-        public var waivedRules: Set<String> = []
         /// How the fuzzer was started, for the comment of written files.
         public var commandLine = "mockchat fuzz --sdk"
         public init() {}
@@ -137,11 +134,16 @@ public struct SDKFuzzer: Sendable {
     /// The driver's handshake.
     public let capabilities: DriverCapabilities
 
-    /// Reads the driver's handshake (an error when it cannot be reached).
+    /// Reads the driver's handshake (an error when it cannot be reached). Without a manifest
+    /// in `options.runner`, the one of the driver's hello applies: the reference model takes
+    /// its declared values and differences are graded with its waivers and values.
     public init(options: Options) throws(ScenarioError) {
         guard let driver = options.runner.driver else { throw ScenarioError("no driver given") }
         self.options = options
         capabilities = try driver.handshake(timeout: options.runner.driverTimeout)
+        if self.options.runner.manifest == nil, let hello = capabilities.manifest {
+            self.options.runner.manifest = try Manifest.read(hello: hello, origin: "the driver's hello")
+        }
         guard !profiles.isEmpty else {
             throw ScenarioError("the driver implements none of the profiles \(Self.knownProfiles.joined(separator: ", "))")
         }
@@ -232,7 +234,7 @@ public struct SDKFuzzer: Sendable {
                 case .differed(let difference):
                     count(actions[...difference.action], into: &report)
                     let level = DifferenceLevel.of(rules: difference.rules, badDriver: difference.isBadDriver, book: .embedded,
-                                                   waived: options.waivedRules)
+                                                   manifest: options.runner.manifest)
                     report.differencesByLevel[level, default: 0] += 1
                     if level == .waived { break }
                     if level == .uncited, report.uncitedMessages[difference.signature] == nil {
@@ -295,6 +297,7 @@ public struct SDKFuzzer: Sendable {
         var current = history
         var reference = CatalogueRunner.Options()
         reference.jobs = 1
+        reference.manifest = options.runner.manifest   // the model takes the SDK's declared values
         for _ in 0..<20 {
             guard let plain = try? ComparisonScenario(history: current, id: "fuzz/reference", title: "reference run") else {
                 return nil
