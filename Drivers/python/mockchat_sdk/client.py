@@ -304,9 +304,11 @@ class ChatClient:
 
         def relay(done: asyncio.Future) -> None:
             if done.exception() is not None:
-                target.set_exception(done.exception())
-            else:
+                return target.set_exception(done.exception())
+            try:
                 target.set_result(transform(done.result()))
+            except (KeyError, TypeError, AttributeError, ValueError):   # a reply the SDK cannot read
+                target.set_exception(ChatError(errors.MALFORMED_REPLY))
         source.add_done_callback(relay)
         return target
 

@@ -14,6 +14,7 @@ INVALID_LIMIT = "ERR_INVALID_LIMIT"
 NOT_INITIALIZED = "ERR_NOT_INITIALIZED"
 ALREADY_LOGGED_IN = "ERR_ALREADY_LOGGED_IN"
 RECONNECT_KICK_REFUSED = "ERR_RECONNECT_KICK_REFUSED"
+MALFORMED_REPLY = "ERR_MALFORMED_REPLY"
 
 DESCRIPTIONS = {
     ALREADY_CONNECTED: "Web sockets connect called while web sockets are already connected",
@@ -25,6 +26,7 @@ DESCRIPTIONS = {
     INVALID_LIMIT: "Invalid limit value provided",
     NOT_INITIALIZED: "init() has not been called",
     ALREADY_LOGGED_IN: "A user is already logged in; call logout() first",
+    MALFORMED_REPLY: "The server's reply could not be read",
 }
 
 

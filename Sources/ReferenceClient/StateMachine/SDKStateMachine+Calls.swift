@@ -115,6 +115,7 @@ extension SDKStateMachine {
         stayOffline = true
         let error = ChatError(.webSocketError, "disconnect() was called")
         if case .loggingOut(_, let logoutCall) = phase {
+            cite("calls.disconnect-during-logout")
             finishLogout(logoutCall, closeSocket: true)
             return complete(call, .success(.none))
         }
