@@ -58,9 +58,10 @@ export class ConnectionMachine {
     this.settings = settings;
     this.resolve(call, null);
     // 000 "Default SDK behaviour": a reopened app reconnects its saved user on init().
-    if (settings.auto && this.saved && this.phase === 'none' && this.app !== 'background') {
+    // In the background it waits: the return to the foreground connects (connection.init-in-background-waits).
+    if (settings.auto && this.saved && this.phase === 'none') {
       this.wanted = true;
-      this.startRound(false);
+      if (this.app !== 'background') this.startRound(false);
     }
   }
 
