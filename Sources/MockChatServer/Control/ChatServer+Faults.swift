@@ -31,6 +31,8 @@ extension ChatServer {
             for direction in directions { faults.setLink(selector, direction, shape) }
             refreshSlicing()
             releaseHeldFrames()
+        case .cut(let rule):
+            affected = setCut(rule, enabled: enabled)
         case .upgrade(let fault):
             setUpgradeFault(fault)
             affected = 0
@@ -59,6 +61,8 @@ extension ChatServer {
         silences.forEach(liftSilence)
         releaseSelectedHolds(of: nil)
         resetUnansweredUpgrades()
+        for progress in cutting.values { loop.clock.cancel(progress.timer) }
+        cutting = [:]
         refreshSlicing()
         releaseHeldFrames()
     }

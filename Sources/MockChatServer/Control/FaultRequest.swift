@@ -21,9 +21,11 @@ struct FaultRequest {
         case selectedLink(SelectedLink)
         /// How to answer new upgrades (nil when not enabled).
         case upgrade(UpgradeFault?)
+        /// A cut to set (or, not enabled, to remove).
+        case cut(CutFault)
     }
 
-    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence", "upgrade"]
+    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence", "upgrade", "cut"]
     static let common = ["fault", "uid", "deviceId", "enabled"]
     static let fields: [String: [String]] = [
         "drop": ["connection"], "blackhole": [], "refuseConnections": [], "stall": [], "delay": ["ms"],
@@ -31,6 +33,7 @@ struct FaultRequest {
                  "frames", "hold", "duplicate", "times"],
         "reply": ["op", "match", "result", "error", "delayMs", "times"],
         "silence": ["connection", "newConnections"],
+        "cut": ["afterBytes", "afterMs", "how"],
         "upgrade": ["status", "retryAfter", "body", "answer", "attempt", "sharePercent", "seed", "times"],
     ]
 
@@ -72,6 +75,21 @@ struct FaultRequest {
         case "blackhole":
             guard !selector.isEmpty else { throw ControlError(400, "blackhole needs 'uid' or 'deviceId'") }
             change = .blackhole
+        case "cut":
+            let bytes = try Self.integer(body, "afterBytes", in: 1...1_000_000_000).map(Int.init)
+            let ms = try Self.integer(body, "afterMs", in: 0...3_600_000)
+            guard !enabled || (bytes == nil) != (ms == nil) else {
+                throw ControlError(400, "cut needs exactly one of 'afterBytes' (text-frame bytes both ways) and 'afterMs'")
+            }
+            var how = CutFault.How.reset
+            if let value = body["how"] {
+                guard let parsed = value.stringValue.flatMap(CutFault.How.init(rawValue:)) else {
+                    throw ControlError(400, "'how' is reset, end (no close frame) or silence")
+                }
+                how = parsed
+            }
+            recorded["how"] = .string(how.rawValue)
+            change = .cut(CutFault(selector: selector, afterBytes: bytes, afterMs: ms, how: how))
         case "upgrade":
             guard selector.isEmpty else {
                 throw ControlError(400, "upgrade applies to new connections, which have no user yet; it takes no 'uid' or 'deviceId'")

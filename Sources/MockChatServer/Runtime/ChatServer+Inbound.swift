@@ -10,6 +10,7 @@ extension ChatServer {
     func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket) {
         let ping = compactPing(bytes)
         guard ping != nil && quietForPing || passesInboundGate(bytes, from: id) else { return }
+        if !cutting.isEmpty { countForCut(bytes.count, on: id) }
         process(bytes, ping: ping, from: id, on: socket)
     }
 
@@ -54,7 +55,7 @@ extension ChatServer {
     /// gate would let it through unchanged, and the pong may leave at once.
     var quietForPing: Bool {
         faults.blackholes.isEmpty && faults.links.isEmpty && faults.selectedLinks.isEmpty && silent.isEmpty
-            && inboundHeld.isEmpty && outboundHeld.isEmpty
+            && cutting.isEmpty && inboundHeld.isEmpty && outboundHeld.isEmpty
     }
 
     /// The common case of a logged-in client's compact `ping` while ``quietForPing``: the

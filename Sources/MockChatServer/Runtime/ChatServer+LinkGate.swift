@@ -57,6 +57,7 @@ extension ChatServer {
         carry(way, to: id, bytes: bytes.count) { socket in
             socket.send(text: bytes)
             self.checkBackPressure(id, socket)
+            if !self.cutting.isEmpty { self.countForCut(bytes.count, on: id) }
         }
         // A held frame counts in the connection's unsent bytes from now on.
         if case .at = way, let socket = sockets[id] { checkBackPressure(id, socket) }

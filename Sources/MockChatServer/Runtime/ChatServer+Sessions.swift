@@ -37,6 +37,7 @@ extension ChatServer {
         labels[id] = (uid, session.deviceId ?? "")
         settlePending(id)
         if !faults.links.isEmpty { refreshSlicing(id) }
+        if !faults.cuts.isEmpty { startCutIfMatching(id) }
         logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
     }
 
@@ -47,6 +48,7 @@ extension ChatServer {
         readingPaused.remove(id)
         silent.sessions[id] = nil
         if !selectedHolds.isEmpty { selectedHolds.removeAll { $0.connection == id } }
+        forgetCut(id)
         if stalled.remove(id) != nil || silent.abandoned.remove(id) != nil {
             trace.record(.close, time: loop.clock.now, connection: id, text: "closed: \(info.abnormal ?? "closing handshake complete")",
                          code: info.received ?? info.sent)

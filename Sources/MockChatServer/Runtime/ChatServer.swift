@@ -48,6 +48,8 @@ public final class ChatServer {
     var selectedHolds: [SelectedHold] = []
     /// Upgrades the `upgrade` fault never answers, reset when it is cleared.
     var unansweredUpgrades: [WebServer.HeldRequest] = []
+    /// Connections a `cut` fault counts for.
+    var cutting: [ConnectionID: CutProgress] = [:]
     /// The connection and op of the request whose replies are being sent: what a
     /// link for chosen replies matches.
     var replying: (connection: ConnectionID, op: String)?

@@ -66,6 +66,8 @@ public struct FaultPlan: Sendable {
 
     /// How new upgrades are answered, when they are not answered as usual.
     public var upgrade: UpgradeFault?
+    /// Cuts in the order they were set; the last one matching a connection counts.
+    public var cuts: [CutFault] = []
     /// Silences in the order they were set.
     public var silences: [Silence] = []
     /// Frames from these connections vanish and nothing is sent to them: a dead path
@@ -127,6 +129,7 @@ public struct FaultPlan: Sendable {
             ("replies", .array(replies.map(\.json))),
             ("silences", .array(silences.map(\.json))),
             ("upgrade", upgrade?.json ?? .null),
+            ("cuts", .array(cuts.map(\.json))),
         ]))
     }
 }
