@@ -97,18 +97,18 @@ public struct RecordingReader {
         var pendingLogins: [String: JSONValue] = [:]
         for line in trace.lines {
             let entry = line.entry
-            guard let conn = entry["conn"]?.stringValue else { continue }
+            guard let conn = entry.connection?.description else { continue }
             if names[conn] == nil, let uid = view.owner(of: conn), !uid.isEmpty {
                 let base = Self.wireName(uid)
                 used[base, default: 0] += 1
                 names[conn] = used[base]! == 1 ? base : "\(base)-\(used[base]!)"
             }
-            let frame = entry["frame"]
-            switch entry["kind"]?.stringValue {
-            case "in" where frame?["op"]?.stringValue == "login":
-                pendingLogins[conn] = frame?["id"]
-            case "out" where frame?["id"] != nil && frame?["id"] == pendingLogins[conn]:
-                loginReplies[conn + "/" + (frame?["id"]?.description ?? "")] = frame
+            guard entry.kind == .in || entry.kind == .out, let frame = entry.frame else { continue }
+            switch entry.kind {
+            case .in where frame["op"]?.stringValue == "login":
+                pendingLogins[conn] = frame["id"]
+            case .out where frame["id"] != nil && frame["id"] == pendingLogins[conn]:
+                loginReplies[conn + "/" + (frame["id"]?.description ?? "")] = frame
                 pendingLogins[conn] = nil
             default:
                 break
@@ -121,22 +121,22 @@ public struct RecordingReader {
         for line in trace.lines {
             let entry = line.entry
             let at = line.at
-            let conn = entry["conn"]?.stringValue
+            let conn = entry.connection?.description
             let name = conn.map { names[$0] ?? $0 } ?? ""
-            let text = entry["text"]?.stringValue ?? ""
-            if entry["kind"]?.stringValue == "close", text == "server closes: server shutting down" { break }
+            let text = entry.text ?? ""
+            if entry.kind == .close, text == "server closes: server shutting down" { break }
             recording.end = max(recording.end, at)
-            if let conn, entry["kind"]?.stringValue != "open", entry["kind"]?.stringValue != "fault", received[conn] == nil {
+            if let conn, entry.kind != .open, entry.kind != .fault, received[conn] == nil {
                 throw TraceError("'conn' names \(conn), which no earlier 'open' entry opened", file: trace.path, line: line.number)
             }
-            switch entry["kind"]?.stringValue {
-            case "open":
+            switch entry.kind {
+            case .open:
                 try act(["wire": .string(name)], field: "conn", at: at, line: line.number)
                 received[conn ?? ""] = 0
-            case "in":
+            case .in:
                 try act(try send(entry, wire: name, line: line.number), field: "frame", at: at, line: line.number)
-            case "out":
-                guard let conn, let frame = entry["frame"] else { continue }
+            case .out:
+                guard let conn, let frame = entry.frame else { continue }
                 received[conn, default: 0] += 1
                 guard !FramePattern.isSummary(frame) else { continue }
                 if faultsInForce { uncertain.insert(conn) }
@@ -147,19 +147,19 @@ public struct RecordingReader {
                     continue
                 }
                 var pattern = JSONObject()
-                if let uid = entry["uid"]?.stringValue, !uid.isEmpty { pattern["to"] = .string(uid) }
-                if let device = entry["device"] { pattern["device"] = device }
+                if let uid = entry.uid, !uid.isEmpty { pattern["to"] = .string(uid) }
+                if let device = entry.deviceId { pattern["device"] = .string(device) }
                 for (path, value) in FramePattern.fields(of: frame) { pattern["frame." + path] = value }
                 try expect("server.sent", timed(pattern, at: at), field: "frame", at: at, line: line.number)
-            case "fault" where text.hasPrefix("drop"):
+            case .fault where text.hasPrefix("drop"):
                 if let conn { droppedByFault.insert(conn) }
-            case "close":
+            case .close:
                 guard let conn, !ended.contains(conn), let end = ends[conn] else { continue }
                 ended.insert(conn)
                 try closed(end, wire: name, dropped: droppedByFault.contains(conn), at: at, line: line.number)
-            case "control":
+            case .control:
                 try control(entry, at: at, line: line.number)
-            default:
+            case .fault:
                 continue
             }
         }
@@ -174,9 +174,9 @@ public struct RecordingReader {
 
     /// The step that sends an inbound frame again: the request as recorded, with the
     /// secrets a replay needs; text that is not a request object goes as it was.
-    private func send(_ entry: JSONValue, wire: String, line: Int) throws(TraceError) -> JSONValue {
-        guard var frame = entry["frame"] else {
-            return ["\(wire).sendText": .string(entry["text"]?.stringValue ?? "")]
+    private func send(_ entry: TraceLog.Entry, wire: String, line: Int) throws(TraceError) -> JSONValue {
+        guard var frame = entry.frame else {
+            return ["\(wire).sendText": .string(entry.text ?? "")]
         }
         if FramePattern.isSummary(frame) {
             throw TraceError("this frame was kept only as a summary (it is longer than a trace keeps whole); "
@@ -186,7 +186,7 @@ public struct RecordingReader {
         guard frame.objectValue != nil, id?.stringValue != nil || id?.intValue != nil else {
             return ["\(wire).sendText": .string(frame.description)]
         }
-        if frame["op"]?.stringValue == "login", let conn = entry["conn"]?.stringValue {
+        if frame["op"]?.stringValue == "login", let conn = entry.connection?.description {
             frame = unredacted(login: frame, reply: loginReplies[conn + "/" + (id?.description ?? "")])
         }
         return ["\(wire).send": frame]
@@ -226,13 +226,13 @@ public struct RecordingReader {
     }
 
     /// A control entry as the request that made it; a clock advance is only time passing.
-    private mutating func control(_ entry: JSONValue, at: Int64, line: Int) throws(TraceError) {
-        guard let route = entry["route"]?.stringValue, let space = route.firstIndex(of: " ") else {
-            throw TraceError("this control entry has no 'route' (\(entry["text"]?.stringValue ?? "no text")): "
+    private mutating func control(_ entry: TraceLog.Entry, at: Int64, line: Int) throws(TraceError) {
+        guard let route = entry.route, let space = route.firstIndex(of: " ") else {
+            throw TraceError("this control entry has no 'route' (\(entry.text ?? "no text")): "
                 + "it was recorded by a server older than `mockchat serve --record`", file: trace.path, line: line)
         }
         let method = String(route[..<space]), path = String(route[route.index(after: space)...])
-        var body = entry["frame"] ?? .null
+        var body = entry.frame ?? .null
         switch path {
         case "/control/clock/advance":
             recording.moments.append(Recording.Moment(at: at, action: nil, line: line))

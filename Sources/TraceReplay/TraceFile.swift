@@ -31,7 +31,7 @@ public struct TraceFile: Sendable {
     /// One entry and the line it was on.
     public struct Line: Sendable {
         public var number: Int
-        public var entry: JSONValue
+        public var entry: TraceLog.Entry
         /// The entry's time (`t`) in milliseconds since the header's `start`.
         public var at: Int64
     }
@@ -45,7 +45,7 @@ public struct TraceFile: Sendable {
     public var fixtures: JSONValue
     public var lines: [Line]
 
-    static let kinds: Set<String> = ["open", "in", "out", "close", "fault", "control"]
+    static let kinds = Set(TraceLog.Kind.allCases.map(\.rawValue))
     /// The kinds that belong to a connection and name it in `conn`.
     static let connectionKinds: Set<String> = ["open", "in", "out", "close"]
 
@@ -109,7 +109,11 @@ public struct TraceFile: Sendable {
             if kind == "control", let name = entry["frame"]?["file"]?.stringValue, entry["frame"]?.objectValue?.count == 1 {
                 entry = try attached(name, to: entry, number: number, path: path)
             }
-            trace.lines.append(Line(number: number, entry: entry, at: at))
+            do {
+                trace.lines.append(Line(number: number, entry: try TraceLog.Entry(json: entry), at: at))
+            } catch {
+                throw TraceError(error.description, file: path, line: number)
+            }
         }
         return trace
     }

@@ -54,6 +54,6 @@ import Testing
         #expect(throws: TraceError.self) { try TraceFile.load(path: path) }
         try #"{"users":[{"uid":"zoe"}]}"#.write(toFile: path + ".2.json", atomically: true, encoding: .utf8)
         let trace = try TraceFile.load(path: path)
-        #expect(trace.lines[0].entry["frame"]?["users"]?.arrayValue?.first?["uid"]?.stringValue == "zoe")
+        #expect(trace.lines[0].entry.frame?["users"]?.arrayValue?.first?["uid"]?.stringValue == "zoe")
     }
 }

@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatServer
 
 /// Builds the sequence diagram's rows of one run from the server trace and the steps.
 enum RunTimeline {
@@ -10,9 +11,9 @@ enum RunTimeline {
         for name in session.names {
             laneOfDevice[session.devices[name]?.deviceId ?? "\(name)-device"] = name
         }
-        func lane(_ entry: JSONValue) -> String {
+        func lane(_ entry: TraceLog.Entry) -> String {
             if let device = view.device(entry), let name = laneOfDevice[device] { return name }
-            return view.uid(entry) ?? entry["conn"]?.stringValue ?? "?"
+            return view.uid(entry) ?? entry.connection?.description ?? "?"
         }
         // Sorted by time, then by trace sequence; a step sits after the entries recorded before it began.
         var events: [(event: TimelineEvent, order: Double)] = []
@@ -32,21 +33,21 @@ enum RunTimeline {
         var ended: Set<String> = []
         for entry in view.entries where !TraceView.isKeepAlive(entry) {
             let at = view.time(entry)
-            let order = entry["seq"]?.doubleValue ?? 0
+            let order = Double(entry.sequence)
             func add(_ event: TimelineEvent) { events.append((event, order)) }
-            switch entry["kind"]?.stringValue {
-            case "in":
+            switch entry.kind {
+            case .in:
                 add(TimelineEvent(at: at, lane: lane(entry), kind: .request, label: summary(entry)))
-            case "out":
+            case .out:
                 add(TimelineEvent(at: at, lane: lane(entry), kind: .reply, label: summary(entry)))
-            case "close":
-                guard let connection = entry["conn"]?.stringValue, let end = ends[connection],
+            case .close:
+                guard let connection = entry.connection?.description, let end = ends[connection],
                       ended.insert(connection).inserted else { continue }
                 let code = end.code == .null ? "no code" : end.code.description
                 add(TimelineEvent(at: at, lane: lane(entry), kind: .close, label: "closed by \(end.by) (\(code))"))
-            case "fault":
-                add(TimelineEvent(at: at, lane: lane(entry), kind: .fault, label: entry["text"]?.stringValue ?? "fault"))
-            default:
+            case .fault:
+                add(TimelineEvent(at: at, lane: lane(entry), kind: .fault, label: entry.text ?? "fault"))
+            case .open, .control:
                 break
             }
         }
@@ -54,8 +55,8 @@ enum RunTimeline {
     }
 
     /// A short label for a frame: its op, event, error code or result kind.
-    private static func summary(_ entry: JSONValue) -> String {
-        guard let frame = entry["frame"] else { return String((entry["text"]?.stringValue ?? "").prefix(60)) }
+    private static func summary(_ entry: TraceLog.Entry) -> String {
+        guard let frame = entry.frame else { return String((entry.text ?? "").prefix(60)) }
         if let op = frame["op"]?.stringValue { return op + (frame["uid"]?.stringValue.map { " \($0)" } ?? "") }
         if let event = frame["event"]?.stringValue {
             return event + (frame["user"]?["uid"]?.stringValue.map { " \($0)" } ?? "")

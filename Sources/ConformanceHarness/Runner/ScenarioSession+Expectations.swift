@@ -1,5 +1,6 @@
 import ChatProtocol
 import Foundation
+import MockChatServer
 import ReferenceClient
 
 /// Checking `subject.property: value` against what clients observed and what the
@@ -252,18 +253,18 @@ extension ScenarioSession {
             }, describe: { ends in ends.isEmpty ? "none" : ends.map(\.json.description).joined(separator: ", ") })
         case .sent, .received:
             let view = try traceView()
-            let direction = property == .sent ? "out" : "in"
-            let entries = view.entries.filter { $0["kind"]?.stringValue == direction }
+            let direction: TraceLog.Kind = property == .sent ? .out : .in
+            let entries = view.entries.filter { $0.kind == direction }
             return try matchPatterns(entries, expected, noun: "trace entries", time: view.time, value: { entry, key in
                 switch key {
                 case "to", "from": view.uid(entry).map { .string($0) }
                 case "device": view.device(entry).map { .string($0) }
-                case "event": entry["frame"]?["event"]
-                case "uid": entry["frame"]?["user"]?["uid"]
-                case "error": entry["frame"]?["error"]?["errorCode"]
-                case "op": entry["frame"]?["op"]
+                case "event": entry.frame?["event"]
+                case "uid": entry.frame?["user"]?["uid"]
+                case "error": entry.frame?["error"]?["errorCode"]
+                case "op": entry.frame?["op"]
                 default:
-                    key.hasPrefix("frame.") ? entry["frame"].flatMap { ValuePath(String(key.dropFirst(6)))?.resolve(in: $0) } : nil
+                    key.hasPrefix("frame.") ? entry.frame.flatMap { ValuePath(String(key.dropFirst(6)))?.resolve(in: $0) } : nil
                 }
             }, describe: { entries in
                 let recent = entries.filter { !TraceView.isKeepAlive($0) }.suffix(4).map { String($0.description.prefix(200)) }

@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import Foundation
+import MockChatServer
 import ReferenceClient
 
 /// The live state of one running scenario: its loop, server and named clients.
@@ -30,7 +31,7 @@ final class ScenarioSession {
     private var lastCalls: [String: CallID] = [:]
     private var profiles: [String: Profile] = [:]
     /// The server trace, read once per `expect` step by the checks that need it.
-    private var stepTrace: [JSONValue]?
+    private var stepTrace: [TraceLog.Entry]?
 
     init(scenario: Scenario, timeline: Timeline, seed: UInt64, profilesFolder: String?,
          declared: [String: JSONValue] = [:], tolerance: Double = 0.001) {
@@ -189,7 +190,7 @@ final class ScenarioSession {
 
     /// The server trace, fetched at most once per `expect` step (it grows with the
     /// scenario; only the checks that read it pay for it).
-    func serverTrace() throws(ScenarioError) -> [JSONValue] {
+    func serverTrace() throws(ScenarioError) -> [TraceLog.Entry] {
         if let stepTrace { return stepTrace }
         let trace = try server.trace()
         stepTrace = trace

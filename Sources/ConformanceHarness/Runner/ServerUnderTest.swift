@@ -20,8 +20,8 @@ protocol ServerUnderTest: AnyObject {
     /// The server's WebSocket sessions with what each sent and received (`POST
     /// /control/settle`); an external server also reports its next timer this way.
     func sessionCounts() throws(ScenarioError) -> [SocketCount]
-    /// The server's trace since the scenario began, one JSON object per entry.
-    func trace() throws(ScenarioError) -> [JSONValue]
+    /// The server's trace since the scenario began, read back as the entries it wrote.
+    func trace() throws(ScenarioError) -> [TraceLog.Entry]
     /// The server's clock reading, in seconds, when the scenario began.
     var traceOrigin: Double { get }
     /// Whether server and clients share the harness's loop, so that the loop's own
@@ -72,8 +72,8 @@ final class InProcessServer: ServerUnderTest {
 
     func sessionCounts() throws(ScenarioError) -> [SocketCount] { server.sessionCounts }
 
-    func trace() throws(ScenarioError) -> [JSONValue] {
-        server.trace.entries.map(\.json)
+    func trace() throws(ScenarioError) -> [TraceLog.Entry] {
+        Array(server.trace.entries)
     }
 }
 
@@ -163,17 +163,24 @@ final class RemoteServer: ServerUnderTest {
     }
 
     /// The remote trace since the scenario began, read page by page.
-    func trace() throws(ScenarioError) -> [JSONValue] {
+    func trace() throws(ScenarioError) -> [TraceLog.Entry] {
         let pageSize = 2_000
-        var lines: [JSONValue] = []
+        var lines: [TraceLog.Entry] = []
         var since = traceStart
         while true {
             let (status, bytes) = try exchange(method: "GET", path: "/control/trace?since=\(since)&limit=\(pageSize)", body: .null)
             guard status == 200 else { throw ScenarioError("cannot read the server's trace (HTTP \(status))") }
-            let page = bytes.split(separator: 10).compactMap { try? JSONParser.parse(Array($0)) }
+            var page: [TraceLog.Entry] = []
+            for (index, line) in bytes.split(separator: 10).enumerated() {
+                do {
+                    page.append(try TraceLog.Entry(json: try JSONParser.parse(Array(line))))
+                } catch {
+                    throw ScenarioError("the server's trace after seq \(since), line \(index + 1): \(error)")
+                }
+            }
             lines += page
-            guard page.count == pageSize, let last = page.last?["seq"]?.intValue else { return lines }
-            since = Int(last)
+            guard page.count == pageSize, let last = page.last?.sequence else { return lines }
+            since = last
         }
     }
 

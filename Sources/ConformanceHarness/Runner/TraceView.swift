@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatServer
 
 /// Reads the server trace as a scenario sees it: times in scenario seconds, the
 /// client behind every connection, keep-alive traffic told apart, and connection ends.
@@ -7,22 +8,22 @@ import ChatProtocol
 /// (its login reply, later frames), every entry of that connection is credited to
 /// them, the login frame included; an empty uid gives way to the first one that is not.
 public struct TraceView {
-    let entries: [JSONValue]
+    let entries: [TraceLog.Entry]
     let origin: Double
     /// Connection id → (uid, device), from any entry that carries them.
     private(set) var owners: [String: (uid: String?, device: String?)] = [:]
 
-    public init(entries: [JSONValue], origin: Double) {
+    public init(entries: [TraceLog.Entry], origin: Double) {
         self.entries = entries
         self.origin = origin
         var claimed: [String: (uid: String?, device: String?)] = [:]
         for entry in entries {
-            guard let connection = entry["conn"]?.stringValue else { continue }
-            let uid = entry["uid"]?.stringValue, device = entry["device"]?.stringValue
+            guard let connection = entry.connection?.description else { continue }
+            let uid = entry.uid, device = entry.deviceId
             // An empty uid (a token login's claim, before the server knows the user) credits no one yet.
             if uid != nil || device != nil, owners[connection]?.uid?.isEmpty != false { owners[connection] = (uid, device) }
             // What a login frame claims, for connections the server never credited (a refused login).
-            if let frame = entry["frame"], frame["op"]?.stringValue == "login", claimed[connection] == nil {
+            if claimed[connection] == nil, let frame = entry.frame, frame["op"]?.stringValue == "login" {
                 claimed[connection] = (frame["uid"]?.stringValue, frame["deviceId"]?.stringValue)
             }
         }
@@ -32,19 +33,20 @@ public struct TraceView {
     /// The uid the connection is credited to, by the rule above; nil when no entry names one.
     public func owner(of connection: String) -> String? { owners[connection]?.uid }
 
-    func time(_ entry: JSONValue) -> Double { (entry["t"]?.doubleValue ?? 0) - origin }
+    func time(_ entry: TraceLog.Entry) -> Double { entry.time.seconds - origin }
 
-    func uid(_ entry: JSONValue) -> String? {
-        entry["uid"]?.stringValue ?? entry["conn"]?.stringValue.flatMap { owners[$0]?.uid }
+    func uid(_ entry: TraceLog.Entry) -> String? {
+        entry.uid ?? entry.connection.flatMap { owners[$0.description]?.uid }
     }
 
-    func device(_ entry: JSONValue) -> String? {
-        entry["device"]?.stringValue ?? entry["conn"]?.stringValue.flatMap { owners[$0]?.device }
+    func device(_ entry: TraceLog.Entry) -> String? {
+        entry.deviceId ?? entry.connection.flatMap { owners[$0.description]?.device }
     }
 
     /// A ping request or its pong reply.
-    static func isKeepAlive(_ entry: JSONValue) -> Bool {
-        entry["frame"]?["op"]?.stringValue == "ping" || entry["frame"]?["result"]?["pong"] != nil
+    static func isKeepAlive(_ entry: TraceLog.Entry) -> Bool {
+        guard let frame = entry.frame else { return false }
+        return frame["op"]?.stringValue == "ping" || frame["result"]?["pong"] != nil
     }
 
     /// One end per connection: who ended it, with which code (nil for a drop), when.
@@ -75,11 +77,10 @@ public struct TraceView {
         var index: [String: Int] = [:]
         var dropped: Set<String> = []
         for entry in entries {
-            guard let connection = entry["conn"]?.stringValue else { continue }
-            let text = entry["text"]?.stringValue ?? ""
-            let kind = entry["kind"]?.stringValue
-            if kind == "fault", text.hasPrefix("drop") { dropped.insert(connection) }
-            guard kind == "close" else { continue }
+            guard let connection = entry.connection?.description else { continue }
+            let text = entry.text ?? ""
+            if entry.kind == .fault, text.hasPrefix("drop") { dropped.insert(connection) }
+            guard entry.kind == .close else { continue }
             if let existing = index[connection] {
                 // The socket's own close after the server's decision: the end is already counted.
                 _ = existing
@@ -87,13 +88,13 @@ public struct TraceView {
             }
             let end: ConnectionEnd
             if text.hasPrefix("server closes") {
-                end = ConnectionEnd(connection: connection, by: "server", code: entry["code"] ?? .null, at: time(entry),
+                end = ConnectionEnd(connection: connection, by: "server", code: code(entry), at: time(entry),
                                     uid: uid(entry), device: device(entry))
-            } else if dropped.contains(connection) || entry["code"] == nil || !text.contains("closing handshake complete") {
+            } else if dropped.contains(connection) || entry.code == nil || !text.contains("closing handshake complete") {
                 end = ConnectionEnd(connection: connection, by: "drop", code: .null, at: time(entry), uid: uid(entry),
                                     device: device(entry))
             } else {
-                end = ConnectionEnd(connection: connection, by: "client", code: entry["code"] ?? .null, at: time(entry),
+                end = ConnectionEnd(connection: connection, by: "client", code: code(entry), at: time(entry),
                                     uid: uid(entry), device: device(entry))
             }
             index[connection] = ends.count
@@ -101,6 +102,9 @@ public struct TraceView {
         }
         return ends
     }
+
+    /// A close entry's code as a JSON value; null without one.
+    private func code(_ entry: TraceLog.Entry) -> JSONValue { entry.code.map { .integer(Int64($0)) } ?? .null }
 
     /// The entries up to `time` (scenario seconds), without keep-alive traffic, at most `limit`.
     func around(_ time: Double, limit: Int = 14) -> [String] {

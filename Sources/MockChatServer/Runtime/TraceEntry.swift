@@ -102,3 +102,44 @@ extension TraceLog {
         }
     }
 }
+
+extension TraceLog.Entry: CustomStringConvertible {
+    /// The entry's JSON line, without its newline.
+    public var description: String {
+        var bytes: [UInt8] = []
+        serialize(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads an entry back from the JSON object that ``json`` makes (a line of a trace
+    /// file, or of the control API's trace pages): the fields of ``forEachField(frame:_:)``,
+    /// by the same names. Fails naming the field that is missing or of the wrong type.
+    public init(json value: JSONValue) throws(FixtureError) {
+        guard let object = value.objectValue else { throw FixtureError("a trace entry must be a JSON object") }
+        func string(_ key: String) throws(FixtureError) -> String? {
+            guard let field = object[key] else { return nil }
+            guard let text = field.stringValue else { throw FixtureError("a trace entry's '\(key)' must be a string") }
+            return text
+        }
+        guard let sequence = object["seq"]?.intValue else { throw FixtureError("a trace entry needs 'seq', an integer") }
+        guard let seconds = object["t"]?.doubleValue else { throw FixtureError("a trace entry needs 't', a number") }
+        guard let kind = try string("kind").flatMap(TraceLog.Kind.init(rawValue:)) else {
+            throw FixtureError("a trace entry needs 'kind', one of \(TraceLog.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var connection: ConnectionID?
+        if let text = try string("conn") {
+            guard let id = ConnectionID(text) else { throw FixtureError("a trace entry's 'conn' must read c1, c2, ..., not '\(text)'") }
+            connection = id
+        }
+        var code: UInt16?
+        if let field = object["code"] {
+            guard let number = field.intValue, let value = UInt16(exactly: number) else {
+                throw FixtureError("a trace entry's 'code' must be an integer from 0 to 65535")
+            }
+            code = value
+        }
+        self.init(sequence: Int(sequence), time: Instant(seconds: seconds), kind: kind, connection: connection,
+                  uid: try string("uid"), deviceId: try string("device"), route: try string("route"), frame: object["frame"],
+                  text: try string("text"), code: code)
+    }
+}

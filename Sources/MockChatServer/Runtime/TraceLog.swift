@@ -19,7 +19,7 @@ public final class TraceLog {
     public static let formatVersion = 1
 
     /// What happened.
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case open, `in`, out, close, fault, control
     }
 
