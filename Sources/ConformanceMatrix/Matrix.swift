@@ -145,41 +145,53 @@ public struct MatrixRunner: Sendable {
 
     /// Runs `scenarios` through every entry; `progress` gets each SDK's name with its results.
     public func run(_ entries: [Entry], scenarios: [Scenario],
-                    progress: @Sendable (_ sdk: String, _ done: Int, _ total: Int, _ result: ScenarioResult) -> Void = { _, _, _, _ in })
+                    progress: @escaping @Sendable (_ sdk: String, _ done: Int, _ total: Int, _ result: ScenarioResult) -> Void
+                        = { _, _, _, _ in })
         -> Matrix
     {
         let columns = Mutex<[MatrixColumn?]>(Array(repeating: nil, count: entries.count))
         // The cores are shared among the drivers that run a process per scenario.
         let spawned = entries.filter { if case .command = $0.driver { true } else { false } }.count
         let jobs = max(1, options.jobs / max(1, spawned))
-        DispatchQueue.concurrentPerform(iterations: entries.count) { index in
-            let entry = entries[index]
-            var options = self.options
-            options.driver = entry.driver
-            options.jobs = jobs
-            let started = Date()
-            let results: [ScenarioResult]
-            var hello: DriverCapabilities?
-            do throws(ScenarioError) {
-                // The SDK's manifest grades its column, as `mockchat test` grades its run.
-                hello = try entry.driver.handshake(timeout: options.driverTimeout)
-                options.manifest = try hello?.manifest.map { declared throws(ScenarioError) in
-                    try Manifest.read(hello: declared, origin: "\(entry.name)'s hello")
-                }
-                results = CatalogueRunner(options: options).run(scenarios) { done, total, result in
-                    progress(entry.name, done, total, result)
-                }
-            } catch {
-                results = scenarios.map { scenario in
-                    ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
-                                   verdict: .error, message: "\(entry.name): \(error)")
-                }
-            }
-            let column = MatrixColumn(
-                name: entry.name, sdkName: hello?.sdkName ?? entry.name, sdkVersion: hello?.sdkVersion ?? "?",
-                manifest: hello?.manifest, results: results, wallSeconds: Date().timeIntervalSince(started))
-            columns.withLock { $0[index] = column }
+        // A thread per SDK, not a pool as wide as the cores: a driver that dials in mostly
+        // waits, and its run must not wait for a spawned SDK's whole run to start.
+        let group = DispatchGroup()
+        for (index, entry) in entries.enumerated() {
+            group.enter()
+            Thread {
+                let column = column(entry, scenarios: scenarios, jobs: jobs) { progress(entry.name, $0, $1, $2) }
+                columns.withLock { $0[index] = column }
+                group.leave()
+            }.start()
         }
+        group.wait()
         return Matrix(columns: columns.withLock { $0.compactMap { $0 } }, scenarios: scenarios, ruleBook: ruleBook)
+    }
+
+    /// One SDK's column: its handshake, then the catalogue graded with the manifest it declares
+    /// (as `mockchat test` grades a run); a failed handshake or a manifest the rule book refuses
+    /// makes every cell an error.
+    private func column(_ entry: Entry, scenarios: [Scenario], jobs: Int,
+                        progress: @Sendable (_ done: Int, _ total: Int, _ result: ScenarioResult) -> Void) -> MatrixColumn {
+        var options = self.options
+        options.driver = entry.driver
+        options.jobs = jobs
+        let started = Date()
+        let results: [ScenarioResult]
+        var hello: DriverCapabilities?
+        do throws(ScenarioError) {
+            hello = try entry.driver.handshake(timeout: options.driverTimeout)
+            options.manifest = try hello?.manifest.map { declared throws(ScenarioError) in
+                try Manifest.read(hello: declared, origin: "\(entry.name)'s hello")
+            }
+            results = CatalogueRunner(options: options).run(scenarios, progress: progress)
+        } catch {
+            results = scenarios.map { scenario in
+                ScenarioResult(id: scenario.id, title: scenario.title, source: scenario.source, path: scenario.path,
+                               verdict: .error, message: "\(entry.name): \(error)")
+            }
+        }
+        return MatrixColumn(name: entry.name, sdkName: hello?.sdkName ?? entry.name, sdkVersion: hello?.sdkVersion ?? "?",
+                            manifest: hello?.manifest, results: results, wallSeconds: Date().timeIntervalSince(started))
     }
 }

@@ -100,7 +100,7 @@ public enum MatrixReport {
             tr.group th { background: #444; color: #fff; }
             tr.part th { background: #246; color: #fff; font-size: 16px; }
             .msg { display: block; font-weight: normal; font-size: 11px; max-width: 420px; }
-            pre { margin: 0; font-size: 11px; white-space: pre-wrap; max-width: 360px; }
+            pre { margin: 0; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 360px; }
             </style></head><body>
             <h1>MockChat conformance matrix</h1>
             <p>MockChat \(e(BuildInfo.version)) (\(e(BuildInfo.commit))). \(matrix.rows.count) scenarios,
