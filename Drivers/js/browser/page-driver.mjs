@@ -74,16 +74,13 @@ const pageEnvironment = {
   },
 };
 
-function run() {
-  const harness = query.get('harness');
-  if (!harness) { status.textContent = 'no ?harness=ws://HOST:PORT/ given'; return; }
-  setBug(query.get('bug'));
-  const platform = { name: 'chromium', websocket: browserWebSocket, turn, sockets: false };
+/** Dials the harness; a harness not listening yet (it may start after the page loads) is
+ * dialled again every 100 ms for a minute. The page is done when an open connection ends. */
+function dial(harness, driver, connected, attempt = 0) {
   const ws = new WebSocket(harness);
-  const write = (message) => ws.send(JSON.stringify(message));
-  const driver = new Driver({ write, platform, environment: pageEnvironment });
+  let opened = false;
   let queue = Promise.resolve();
-  ws.onopen = () => { status.textContent = 'connected to the harness'; write(hello(platform)); };
+  ws.onopen = () => { opened = true; status.textContent = 'connected to the harness'; connected(ws); };
   ws.onmessage = (event) => {
     queue = queue.then(async () => {
       let message;
@@ -91,13 +88,27 @@ function run() {
         message = JSON.parse(event.data);
         if (message === null || typeof message !== 'object' || Array.isArray(message)) throw new Error('not an object');
       } catch (error) {
-        write({ type: 'error', message: `not a JSON message: ${error.message}` });
+        ws.send(JSON.stringify({ type: 'error', message: `not a JSON message: ${error.message}` }));
         return;
       }
       await driver.handle(message);
     });
   };
-  ws.onclose = () => { status.textContent = 'done'; driver.session?.end(); document.title = 'done'; };
+  ws.onclose = () => {
+    if (!opened && attempt < 600) { setTimeout(() => dial(harness, driver, connected, attempt + 1), 100); return; }
+    status.textContent = 'done'; driver.session?.end(); document.title = 'done';
+  };
+}
+
+function run() {
+  const harness = query.get('harness');
+  if (!harness) { status.textContent = 'no ?harness=ws://HOST:PORT/ given'; return; }
+  setBug(query.get('bug'));
+  const platform = { name: 'chromium', websocket: browserWebSocket, turn, sockets: false };
+  let ws = null;
+  const write = (message) => ws.send(JSON.stringify(message));
+  const driver = new Driver({ write, platform, environment: pageEnvironment });
+  dial(harness, driver, (open) => { ws = open; write(hello(platform)); });
 }
 
 run();
