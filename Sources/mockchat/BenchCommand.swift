@@ -2,6 +2,7 @@ import ArgumentParser
 import EventLoop
 import Foundation
 import LoadGenerator
+import MockChatCore
 
 /// `mockchat bench`: a load generator for a running server, on its own loop and process.
 struct BenchCommand: ParsableCommand {
@@ -283,11 +284,19 @@ struct BenchReconnect: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Load the run's own users with POST /control/fixtures first.")
     var loadFixtures = true
 
+    func validate() throws {
+        do throws(BoundedNumberError) {
+            _ = try BoundedNumber.check(timeout, "--timeout", in: 1...3600, unit: "seconds")
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func run() throws {
         var options = ReconnectBench.Options()
         options.users = max(1, users)
         options.connectConcurrency = connectConcurrency.map { max(1, $0) }
-        options.timeout = min(max(1, timeout), 3600)
+        options.timeout = timeout
         options.loadFixtures = loadFixtures
         try common.run { loop, target in ReconnectBench(loop: loop, target: target, options: options).run() }
     }

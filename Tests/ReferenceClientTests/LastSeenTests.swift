@@ -24,6 +24,9 @@ import Testing
         (7_199, "Last seen 1 hour(s) ago"),
         (86_399, "Last seen 23 hour(s) ago"),
         (-120, "Last seen just now"),
+        // Trapped (Double to Int) before the bound: times from the server taken as they come.
+        (1e308, "Last seen 2932896 day(s) ago"),
+        (-1e308, "Last seen just now"),
     ])
     func boundaries(elapsed: Double, text: String) {
         #expect(SDKStateMachine.lastSeenText(now: Self.now, lastActiveAt: Self.now.seconds - elapsed) == text)

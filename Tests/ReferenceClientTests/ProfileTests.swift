@@ -55,6 +55,19 @@ import Testing
         #expect(error?.problems == ["field 'pongTimeout' has no entry in 'sources'"])
     }
 
+    /// A duration past what a timer takes is a problem of the profile, named with its
+    /// field (before the check, converting it to milliseconds trapped).
+    @Test func aDurationOutOfRangeNamesItsField() throws {
+        let url = Fixtures.profilesDirectory.appendingPathComponent("nexconn-ios.yaml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let huge = lines.map { $0.hasPrefix("pongTimeout:") ? "pongTimeout: 1e308" : String($0) }.joined(separator: "\n")
+        #expect(huge != text)
+        let error = #expect(throws: ProfileError.self) { try Profile.decode(yaml: huge) }
+        #expect(error?.problems.contains { $0.contains("pongTimeout") && $0.contains("1e+308") } == true,
+                "\(String(describing: error?.problems))")
+    }
+
     @Test func malformedYamlIsAnErrorValue() {
         #expect(throws: ProfileError.self) { try Profile.decode(yaml: "name: [unclosed") }
         #expect(throws: ProfileError.self) { try Profile.load(named: "no-such-profile", in: Fixtures.profilesDirectory) }

@@ -1,5 +1,6 @@
 import ChatProtocol
 import Foundation
+import MockChatCore
 
 extension Profile {
     /// Decodes a profile from YAML text and checks it (see ``problems``).
@@ -50,6 +51,21 @@ extension Profile {
                               ("disconnectCloseCode", disconnectCloseCode)] where CloseCode(rawValue: code) == nil {
             found.append("'\(field)' must be a close code the client can send: "
                          + CloseCode.allCases.map { String($0.rawValue) }.joined(separator: ", "))
+        }
+        // Every duration becomes whole milliseconds for a timer: checked before that
+        // conversion, which traps on a value past Int64 (1e308, .inf).
+        var durations: [(String, Double)] = [("keepAliveInterval", keepAliveInterval), ("pongTimeout", pongTimeout),
+                                             ("loginReplyTimeout", loginReplyTimeout),
+                                             ("reconnectBackoff.repeatEvery", reconnectBackoff.repeatEvery)]
+        durations += reconnectBackoff.steps.enumerated().map { ("reconnectBackoff.steps[\($0.offset)]", $0.element) }
+        if let after = backgroundDisconnectAfter { durations.append(("backgroundDisconnectAfter", after)) }
+        if let window = backgroundTaskWindow { durations.append(("backgroundTaskWindow", window)) }
+        for (field, seconds) in durations {
+            do throws(BoundedNumberError) {
+                _ = try BoundedNumber.check(seconds, field, in: -Self.longestDuration...Self.longestDuration, unit: "seconds")
+            } catch {
+                found.append(error.description)
+            }
         }
         return found
     }

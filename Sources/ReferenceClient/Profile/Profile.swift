@@ -107,6 +107,10 @@ public struct Profile: Codable, Sendable, Equatable {
         CodingKeys.allCases.filter { $0 != .name && $0 != .sources }.map(\.rawValue)
     }
 
+    /// The longest duration a profile may give, in seconds (366 days; a profile's
+    /// ``problems`` name a longer one).
+    public static let longestDuration = 31_622_400.0
+
     /// Whole milliseconds for a duration in seconds, as timers take them.
     public static func milliseconds(_ seconds: Double) -> Int64 {
         Int64((seconds * 1000).rounded())
