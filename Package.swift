@@ -63,7 +63,7 @@ let package = Package(
                 plugins: ["EmbedFixtures"]),
         // Scenario files, runner, assertions, reporters; the catalogue and the rule book compiled in.
         .target(name: "ConformanceHarness", dependencies: [
-            "MockChatCore", "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "WireKit", "Yams",
+            "MockChatCore", "CSystemMemory", "ReferenceClient", "MockChatServer", "ChatProtocol", "EventLoop", "WireKit", "Yams",
         ], plugins: ["EmbedFixtures"]),
         // `mockchat fuzz`: random histories checked against an independent model, and wire junk.
         .target(name: "ProtocolFuzzer", dependencies: [

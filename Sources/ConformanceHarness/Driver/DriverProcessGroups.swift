@@ -34,8 +34,10 @@ public enum DriverProcessGroups {
 
     /// Ends every group still registered, as ``end(_:grace:)`` does, all at once.
     /// Called before the harness exits.
+    /// A driver whose spawn has returned but is not yet registered is ended too: every
+    /// child of this process that leads a group of its own is a driver.
     public static func endAll(grace: Double = graceSeconds) {
-        end(registered, grace: grace)
+        end(Array(Set(registered).union(childGroupLeaders())), grace: grace)
     }
 
     /// Ends `group` without a grace period (a driver that misbehaved): SIGKILL at once.
@@ -68,17 +70,28 @@ public enum DriverProcessGroups {
     /// The process groups that have a member that is not a zombie (a zombie left to an
     /// init that does not reap is already gone), read from /proc.
     public static func runningGroups() -> Set<pid_t> {
-        var groups: Set<pid_t> = []
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return groups }
-        for entry in entries where entry.first?.isNumber == true {
-            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+        Set(livingProcesses().map(\.group))
+    }
+
+    /// This process's children that lead a process group of their own.
+    static func childGroupLeaders() -> Set<pid_t> {
+        let me = getpid()
+        return Set(livingProcesses().filter { $0.parent == me && $0.group == $0.pid }.map(\.pid))
+    }
+
+    /// Every process that is not a zombie, with its parent and group, read from /proc.
+    private static func livingProcesses() -> [(pid: pid_t, parent: pid_t, group: pid_t)] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry in
+            guard let pid = pid_t(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
             // After "pid (comm) ": state, ppid, pgrp, ...
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, fields[0] != "Z", let group = pid_t(fields[2]) else { continue }
-            groups.insert(group)
+            guard fields.count > 2, fields[0] != "Z", let parent = pid_t(fields[1]), let group = pid_t(fields[2])
+            else { return nil }
+            return (pid, parent, group)
         }
-        return groups
     }
 
     /// Until the process exits: SIGINT, SIGTERM and SIGHUP end every driver group

@@ -2,6 +2,7 @@ import ChatProtocol
 import Foundation
 import Synchronization
 
+import CSystemMemory
 import MockChatCore
 
 /// A driver spawned as `/bin/sh -c COMMAND`, one per scenario: JSON lines on its stdin
@@ -34,21 +35,24 @@ public final class StdioDriverChannel: DriverChannel {
         // A driver may die while a request is on its way: the write must fail with EPIPE
         // (reported with the driver's exit status) rather than end the harness.
         signal(SIGPIPE, SIG_IGN)
-        // Spawns are serialised so that no child inherits another driver's pipe ends
-        // between `pipe` and `FD_CLOEXEC`.
         Self.spawnLock.lock()
         defer { Self.spawnLock.unlock() }
+        // The pipes are close-on-exec from the start, so a process another thread starts
+        // meanwhile never holds a driver's pipe end.
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
+        guard mockchat_cloexec_pipe(&input) == 0, mockchat_cloexec_pipe(&output) == 0, mockchat_cloexec_pipe(&errors) == 0 else {
             throw ScenarioError("cannot create pipes for driver '\(command)': \(String(cString: strerror(errno)))")
         }
-        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        // A driver gets stdin, stdout and stderr and nothing else: a descriptor this process
+        // inherited without close-on-exec (such as the one a parent watches to learn that
+        // this process has exited) must not outlive it in a driver.
+        _ = mockchat_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
