@@ -62,16 +62,7 @@ struct DescriptorCapTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var banner = Data()
-        while !banner.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += chunk
-        }
-        let line = String(decoding: banner, as: UTF8.self)
-        let port = try #require(line.split(separator: ":").dropFirst(2).first.flatMap { Int($0.prefix { $0.isNumber }) },
-                                "no port in \(line)")
-        return (process, port)
+        return (process, try Robustness.Faults.listeningPort(announcedOn: output))
     }
 
     /// Fails before the refusal at accept freed its descriptor at once: of 300 upgrades,

@@ -203,6 +203,19 @@ extension Robustness {
             return nil
         }()
 
+        /// The port in the first line `mockchat serve` writes to `output` (its listening banner).
+        static func listeningPort(announcedOn output: Pipe) throws -> Int {
+            var banner = Data()
+            while !banner.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                banner += chunk
+            }
+            let line = String(decoding: banner, as: UTF8.self)
+            return try #require(line.split(separator: ":").dropFirst(2).first.flatMap { Int($0.prefix { $0.isNumber }) },
+                                "no port in \(line)")
+        }
+
         @Test func row28_sigtermEndsTheProcessWithStatus0AfterClosingEveryClient() throws {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try #require(Self.mockchatBinary))
@@ -224,15 +237,7 @@ extension Robustness {
                     process.waitUntilExit()
                 }
             }
-            var banner = Data()
-            while !banner.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                banner += chunk
-            }
-            let line = String(decoding: banner, as: UTF8.self)
-            let port = try #require(line.split(separator: ":").dropFirst(2).first.flatMap { Int($0.prefix { $0.isNumber }) },
-                                    "no port in \(line)")
+            let port = try Self.listeningPort(announcedOn: output)
             let loop = try EventLoop()
             defer { loop.shutdown() }
             let count = 1_000
