@@ -27,13 +27,13 @@ extension ChatServer {
                         }
                         continue
                     }
-                    let label = labels[id] ?? engine.session(id).flatMap { s in s.uid.map { ($0, s.deviceId ?? "") } }
+                    let label = sessions.label(id) ?? engine.session(id).flatMap { s in s.uid.map { ($0, s.deviceId ?? "") } }
                     if faults.isBlackholed(uid: label?.0, deviceId: label?.1) {
                         trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.0, deviceId: label?.1,
                                      frame: frame, text: "blackhole: outbound frame discarded")
                         continue
                     }
-                    let traced = label ?? claims[id]
+                    let traced = label ?? sessions.tracedLabel(id)
                     if plain, let socket = sockets[id] {
                         tracedText.withUnsafeBytes { text in
                             trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.0, deviceId: traced?.1, frameText: text)
@@ -77,7 +77,7 @@ extension ChatServer {
     /// Closes a connection with `code`, as the engine asked: traced, logged, and sent
     /// through the connection's outbound link (which may withhold the close frame).
     func carryOutClose(_ id: ConnectionID, code: CloseCode, reason: String) {
-        let label = labels[id] ?? claims[id]
+        let label = sessions.tracedLabel(id)
         trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                      text: "server closes: \(reason)", code: code.rawValue)
         logger.debug("closing connection \(id) (\(label?.uid ?? "not logged in")) with \(code.rawValue): \(reason)")

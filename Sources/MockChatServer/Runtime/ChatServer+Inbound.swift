@@ -30,10 +30,10 @@ extension ChatServer {
         }
         if !silent.isEmpty || !faults.silences.isEmpty, heldBySilence(bytes, from: id) { return }
         let now = loop.clock.now
-        let label = labels[id]
+        let label = sessions.label(id)
         engine.activity(id, now: now)
         if ping != nil, trace.isRecording {
-            let traced = label ?? claims[id]
+            let traced = label ?? sessions.tracedLabel(id)
             trace.record(.in, time: now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frameText: bytes)
         }
         let (decoded, request) = ping.map { (.success($0), nil) } ?? decode(bytes, from: id, label: label, now: now)
@@ -68,7 +68,7 @@ extension ChatServer {
                       now: Instant) -> Bool {
         guard case .integer(let requestID) = ping.id else { return false }
         let tracing = trace.isRecording
-        let label = tracing ? labels[id] : nil
+        let label = tracing ? sessions.label(id) : nil
         guard !tracing || label != nil, engine.pinged(id, now: now) else { return false }
         if let label {
             trace.record(.in, time: now, connection: id, uid: label.uid, deviceId: label.deviceId, frameText: bytes)
@@ -98,10 +98,11 @@ extension ChatServer {
                         now: Instant) -> (Result<RequestEnvelope, RequestRejection>, JSONValue?) {
         do {
             let value = try JSONParser.parse(bytes)
-            var label = label ?? claims[id]
+            var label = label ?? sessions.tracedLabel(id)
             if label == nil, value["op"]?.stringValue == "login", let device = value["deviceId"]?.stringValue {
-                label = (value["uid"]?.stringValue ?? "", device)
-                claims[id] = label
+                let claimed = (uid: value["uid"]?.stringValue ?? "", deviceId: device)
+                sessions.claim(id, claimed)
+                label = claimed
             }
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId, frame: value)
             return (RequestDecoder.decode(value), value)

@@ -10,7 +10,7 @@ extension ChatServer {
     /// link lets it through).
     func passesInboundGate(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) -> Bool {
         let now = loop.clock.now
-        let label = labels[id]
+        let label = sessions.label(id)
         if isBlackholed(id) {
             trace.record(.fault, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                          text: "blackhole: inbound frame discarded")
@@ -37,7 +37,7 @@ extension ChatServer {
 
     func isBlackholed(_ id: ConnectionID) -> Bool {
         guard !faults.blackholes.isEmpty else { return false }
-        let label = labels[id]
+        let label = sessions.label(id)
         return faults.isBlackholed(uid: label?.uid, deviceId: label?.deviceId)
     }
 
@@ -45,7 +45,7 @@ extension ChatServer {
     /// queued (its JSON, or else its `text`), or as dropped by the link.
     func send(_ frame: JSONValue?, text: String? = nil, bytes: [UInt8], to id: ConnectionID) {
         if !faults.selectedLinks.isEmpty, sentThroughSelectedLink(frame, bytes: bytes, to: id) { return }
-        let traced = labels[id] ?? claims[id]
+        let traced = sessions.tracedLabel(id)
         let way = sockets[id] == nil ? .now : passage(.outbound, id, bytes: bytes.count)
         guard way != .dropped else {
             trace.record(.fault, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId,

@@ -1,13 +1,12 @@
 import ChatProtocol
 import EventLoop
 
-/// The session table: a socket's arrival, its labels for the trace and faults, its
-/// login, and its end. The table itself is `ChatServer`'s `sockets`, `labels`, `claims`,
-/// `heartbeats` and the per-address count of sessions not logged in yet.
+/// A session's way through the server: its socket's arrival, its login, and its end. Who
+/// each session is lives in the ``SessionTable`` (`sessions`); its socket and heartbeat
+/// timer in `sockets` and `heartbeats`.
 extension ChatServer {
     func attach(_ socket: WebSocket, host: String) {
-        let id = register(socket)
-        pendingHost[id] = host
+        let id = register(socket, pendingFrom: host)
         // Replies and events of one loop turn leave in one write per connection.
         socket.connection.coalescesWrites = true
         // The socket drops its callbacks when it finishes, so this one may hold it.
@@ -33,9 +32,8 @@ extension ChatServer {
 
     /// Labels a connection that has just logged in, for the trace and faults.
     func noteLogin(_ id: ConnectionID) {
-        guard labels[id] == nil, let session = engine.session(id), let uid = session.uid else { return }
-        labels[id] = (uid, session.deviceId ?? "")
-        settlePending(id)
+        guard sessions.label(id) == nil, let session = engine.session(id), let uid = session.uid else { return }
+        sessions.logIn(id, as: (uid, session.deviceId ?? ""))
         if !faults.links.isEmpty { refreshSlicing(id) }
         if !faults.cuts.isEmpty { startCutIfMatching(id) }
         logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
@@ -43,7 +41,7 @@ extension ChatServer {
 
     func socketClosed(_ id: ConnectionID, _ info: WebSocket.CloseInfo) {
         sockets[id] = nil
-        settlePending(id)
+        sessions.settlePending(id)
         discardHeld(id)
         readingPaused.remove(id)
         silent.sessions[id] = nil
@@ -60,21 +58,12 @@ extension ChatServer {
     /// The session on connection `id` is over (its socket closed, or the server gave up on
     /// a silent one): traced, and the engine told.
     func sessionEnded(_ id: ConnectionID, note: String, code: UInt16?) {
-        let label = labels.removeValue(forKey: id) ?? claims[id]
-        claims[id] = nil
-        settlePending(id)
+        let label = sessions.end(id)
         loop.clock.cancel(heartbeats.removeValue(forKey: id))
         logger.debug("connection \(id) (\(label?.uid ?? "not logged in")) closed with \(code.map(String.init) ?? "no code"): \(note)")
         trace.record(.close, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
                      text: "closed: \(note)", code: code)
         execute(engine.closed(id, now: loop.clock.now))
-    }
-
-    /// The session logged in or ended: it no longer counts against its address.
-    func settlePending(_ id: ConnectionID) {
-        guard let host = pendingHost.removeValue(forKey: id) else { return }
-        pendingByHost[host, default: 1] -= 1
-        if pendingByHost[host] == 0 { pendingByHost[host] = nil }
     }
 
     /// Logs a refusal at a cap at most once per 10 s of clock time, with how many
@@ -94,15 +83,14 @@ extension ChatServer {
     var socketIDs: [ConnectionID] { sockets.keys.sorted() }
 
     /// The uid and device of a logged-in connection: what faults match on.
-    func loggedInLabel(_ id: ConnectionID) -> (uid: String, deviceId: String)? { labels[id] }
+    func loggedInLabel(_ id: ConnectionID) -> (uid: String, deviceId: String)? { sessions.label(id) }
 
     /// The uid and device a connection's trace entries carry (a login's claim included).
-    func tracedLabel(_ id: ConnectionID) -> (uid: String, deviceId: String)? { labels[id] ?? claims[id] }
+    func tracedLabel(_ id: ConnectionID) -> (uid: String, deviceId: String)? { sessions.tracedLabel(id) }
 
-    /// Registers a socket under a new connection id.
-    func register(_ socket: WebSocket) -> ConnectionID {
-        let id = ConnectionID(nextConnection)
-        nextConnection += 1
+    /// Registers a socket under a new connection id (counted as not logged in from `host`).
+    func register(_ socket: WebSocket, pendingFrom host: String? = nil) -> ConnectionID {
+        let id = sessions.open(pendingFrom: host)
         sockets[id] = socket
         return id
     }
@@ -118,8 +106,9 @@ extension ChatServer {
 
     /// Cuts a connection off without a close frame, as a lost network would.
     func drop(_ id: ConnectionID) {
-        trace.record(.fault, time: loop.clock.now, connection: id, uid: labels[id]?.uid,
-                     deviceId: labels[id]?.deviceId, text: "drop: connection reset")
+        let label = sessions.label(id)
+        trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.uid,
+                     deviceId: label?.deviceId, text: "drop: connection reset")
         sockets[id]?.drop(reset: true)
     }
 }

@@ -58,25 +58,19 @@ public final class ChatServer {
     var outboundHeld = HeldFrames()
     /// Connections not read while their inbound link holds too much.
     var readingPaused: Set<ConnectionID> = []
-    var labels: [ConnectionID: (uid: String, deviceId: String)] = [:]
-    /// The uid and device a login frame claimed, for the trace only: a refused login's
-    /// reply and close carry them too. Faults never match on a claim.
-    var claims: [ConnectionID: (uid: String, deviceId: String)] = [:]
+    /// Who each session is, and the sessions not logged in yet per address.
+    var sessions = SessionTable()
     var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     /// The bytes of the pong being written (reused: a pong allocates nothing).
     var pongBytes: [UInt8] = []
     /// The last pong's time and its text: the clock counts whole milliseconds, and the
     /// pongs of one millisecond share the text.
     var pongTime: (time: Instant, text: [UInt8])?
-    var nextConnection = 1
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
     let cluster: ClusterBridge?
     /// The web console, when served.
     var console: ConsoleState?
-    /// Sessions not yet logged in, per peer host, and the host of each of them.
-    var pendingByHost: [String: Int] = [:]
-    var pendingHost: [ConnectionID: String] = [:]
     /// Refusals at a cap since the last warning, and when that warning was logged.
     var capRefusals = 0
     var lastCapWarning: Instant?
@@ -206,15 +200,12 @@ public final class ChatServer {
             return .upgrade { [unowned self] socket in self.attachStalled(socket) }
         }
         let host = peer?.host ?? ""
-        guard pendingByHost[host, default: 0] < configuration.maxPendingLoginsPerAddress else {
+        guard sessions.pendingCount(from: host) < configuration.maxPendingLoginsPerAddress else {
             warnAtCap("\(host) holds \(configuration.maxPendingLoginsPerAddress) sessions that have not logged in: its new upgrades get 503")
             var busy = HTTPResponse.json(status: 503, body: #"{"error":"too many sessions from this address have not logged in yet"}"#)
             busy.headers.append((name: "Retry-After", value: "1"))
             return .respond(busy)
         }
-        return .upgrade { [unowned self] socket in
-            self.pendingByHost[host, default: 0] += 1
-            self.attach(socket, host: host)
-        }
+        return .upgrade { [unowned self] socket in self.attach(socket, host: host) }
     }
 }
