@@ -47,11 +47,11 @@ extension FuzzCommand {
             let rate = Double(snapshot.steps) / max(snapshot.elapsedSeconds, 0.001)
             let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
             progress.update(String(format: "sdk: %d%@ steps, %d histories, %.0f steps/s, %d differences%@",
-                                   snapshot.steps, target, snapshot.histories, rate, snapshot.differences,
+                                   snapshot.steps, target, snapshot.histories, rate, snapshot.divergences,
                                    snapshot.shrinking ? " (shrinking)" : ""))
         }
         progress.keepLastState()
-        let failed = report.differences > 0 || report.flaky > 0 || report.badDriverRuns > 0 || report.crashes > 0
+        let failed = report.divergences > 0 || report.flaky > 0 || report.badDriverRuns > 0 || report.crashes > 0
         var lines = FuzzSummary.sdk(report)
         lines.append(String(format: "fuzz: %@, %.1f s wall time, seed %llu", failed ? "FAILED" : "passed",
                             report.wallSeconds, seed))

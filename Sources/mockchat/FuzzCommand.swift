@@ -90,10 +90,10 @@ struct FuzzCommand: ParsableCommand {
         var options = options
         if let jobs { options.jobs = jobs }
         let report = WireFuzzer(options: options).run { snapshot in
-            let rate = Double(snapshot.inputs) / max(snapshot.elapsedSeconds, 0.001)
+            let rate = Double(snapshot.steps) / max(snapshot.elapsedSeconds, 0.001)
             let target = snapshot.target == Int.max ? "" : "/\(snapshot.target)"
             progress.update(String(format: "%@: %d%@ inputs, %.0f inputs/s, %d %@, %d crashes",
-                                   label, snapshot.inputs, target, rate, snapshot.divergences, findings, snapshot.crashes))
+                                   label, snapshot.steps, target, rate, snapshot.divergences, findings, snapshot.crashes))
         }
         progress.keepLastState()
         return report
@@ -113,7 +113,7 @@ struct FuzzCommand: ParsableCommand {
         if mode == .inputs {
             var options = Self.inputOptions()
             options.seed = seed
-            options.inputs = inputs ?? (seconds == nil ? 20_000 : Int.max)
+            options.steps = inputs ?? (seconds == nil ? 20_000 : Int.max)
             options.seconds = seconds
             let report = runWire(options, label: "inputs", findings: "findings", progress: progress)
             lines += FuzzSummary.wire(report, name: "inputs")
@@ -141,7 +141,7 @@ struct FuzzCommand: ParsableCommand {
         if mode == .wire || mode == .both {
             var options = WireFuzzer.Options()
             options.seed = seed
-            options.inputs = inputs ?? (seconds == nil ? 100_000 : Int.max)
+            options.steps = inputs ?? (seconds == nil ? 100_000 : Int.max)
             if let seconds { options.seconds = max(1, seconds - Date().timeIntervalSince(started)) }
             let report = runWire(options, label: "wire", findings: "divergences", progress: progress)
             wireReport = report

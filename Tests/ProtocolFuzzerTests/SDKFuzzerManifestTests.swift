@@ -41,7 +41,7 @@ import Testing
     @Test func theReferenceDriverWithTheManifestAgreesWithItself() throws {
         let report = try SDKFuzzer(options: options(manifest: Self.manifest)).run()
         #expect(report.steps == 200)
-        #expect(report.differences == 0, "\(report.findings.map(\.message))")
+        #expect(report.divergences == 0, "\(report.findings.map(\.message))")
         #expect(report.badDriverRuns == 0 && report.crashes == 0, "\(report.crashMessages)")
     }
 }

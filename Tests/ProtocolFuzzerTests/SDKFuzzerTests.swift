@@ -37,11 +37,11 @@ import Testing
         let report = try SDKFuzzer(options: options(Self.referenceDriver, seed: 5, steps: 300)).run()
         #expect(report.steps == 300)
         #expect(report.histories >= 15)
-        #expect(report.differences == 0, "\(report.findings.map(\.message))")
+        #expect(report.divergences == 0, "\(report.findings.map(\.message))")
         #expect(report.badDriverRuns == 0 && report.crashes == 0 && report.unsupported == 0, "\(report.crashMessages)")
         // The histories reach the SDK and its environment alike.
         for kind in ["login", "didBackground", "network down", "second device", "peer online", "server drop", "advance"] {
-            #expect(report.actionCounts[kind, default: 0] > 0, "\(kind): \(report.actionCounts)")
+            #expect(report.stepsByKind[kind, default: 0] > 0, "\(kind): \(report.stepsByKind)")
         }
     }
 
@@ -79,7 +79,7 @@ import Testing
         // A hang costs the whole timeout on every candidate that still hangs.
         if signature == "driver hang" { options.runner.driverTimeout = 4 }
         let report = try SDKFuzzer(options: options).run()
-        #expect(report.differences == 0)
+        #expect(report.divergences == 0)
         #expect(report.badDriverRuns >= 1)
         let finding = try #require(report.findings.first)
         #expect(finding.signature == signature, "\(finding.message)")
@@ -94,8 +94,8 @@ import Testing
         options.stopAtFirst = false
         let report = try SDKFuzzer(options: options).run()
         #expect(report.refusedCommands == ["ping"])
-        #expect(report.differences == 0 && report.badDriverRuns == 0, "\(report.findings.map(\.message))")
-        #expect(report.actionCounts["ping"] == nil)
+        #expect(report.divergences == 0 && report.badDriverRuns == 0, "\(report.findings.map(\.message))")
+        #expect(report.stepsByKind["ping"] == nil)
     }
 
     /// With a baseline that has the same fault, every difference is known.
@@ -105,7 +105,7 @@ import Testing
         options.baseline = .command(Self.faulty("drop-attempt:2"))
         let report = try SDKFuzzer(options: options).run()
         #expect(report.knownDifferences > 0)
-        #expect(report.differences == 0 && report.findings.isEmpty, "\(report.findings.map(\.message))")
+        #expect(report.divergences == 0 && report.findings.isEmpty, "\(report.findings.map(\.message))")
     }
 
     @Test func theGeneratorUsesOnlyTheDriversCommands() {

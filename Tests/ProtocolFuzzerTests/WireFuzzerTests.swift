@@ -8,16 +8,16 @@ import WireKit
     @Test func aShortSeededRunGetsTheDocumentedAnswers() {
         var options = WireFuzzer.Options()
         options.seed = 77
-        options.inputs = 3_000
+        options.steps = 3_000
         options.jobs = 1
         options.healthEvery = 250
         let report = WireFuzzer(options: options).run()
-        #expect(report.inputs == 3_000)
+        #expect(report.steps == 3_000)
         #expect(report.crashes == 0, "\(report.crashMessages)")
         #expect(report.divergences == 0, "\(report.findings)")
-        #expect(report.inputsByKind.keys.contains { $0.hasPrefix("handshake/") })
-        #expect(report.inputsByKind.keys.contains { $0.hasPrefix("frames/") })
-        #expect(report.inputsByKind.keys.contains { $0.hasPrefix("message/") })
+        #expect(report.stepsByKind.keys.contains { $0.hasPrefix("handshake/") })
+        #expect(report.stepsByKind.keys.contains { $0.hasPrefix("frames/") })
+        #expect(report.stepsByKind.keys.contains { $0.hasPrefix("message/") })
     }
 
     @Test func theSameSeedGivesTheSameInputs() {

@@ -59,10 +59,9 @@ extension ModelFuzzer {
         let id = "regressions/fuzz-\(options.seed)-\(number)"
         let title = "Fuzzed history \(number) of seed \(options.seed): \(divergence.signature) differs from the reference model"
         var finding = Finding(
-            signature: divergence.signature, message: divergence.message, shrunkMessage: "", historySeed: history.seed,
-            originalActions: failing.count, shrunkActions: shrunk.count, scenarioSteps: 0, foundAfterSteps: stepsSoFar,
-            foundAfterSeconds: secondsSoFar, shrinkSeconds: 0, shrinkTests: tests, scenarioText: "",
-            path: nil, reproduces: false)
+            signature: divergence.signature, message: divergence.message, historySeed: history.seed,
+            originalActions: failing.count, shrunkActions: shrunk.count, foundAfterSteps: stepsSoFar,
+            foundAfterSeconds: secondsSoFar, shrinkTests: tests)
         // The short form (expectations after the last action only) when it fails the
         // same way, else the form with expectations after every action.
         for checks in [HistoryScenario.Checks.lastStep, .everyStep] {

@@ -13,77 +13,44 @@ import MockChatCore
 /// of jobs give the same run whatever the scheduling. The first divergence of each
 /// kind is shrunk and written as a scenario file that `mockchat test` replays.
 public struct ModelFuzzer: Sendable {
+    /// The campaign's options (``FuzzCampaign/Options``, read by name: `options.seed`)
+    /// and the model's own.
+    @dynamicMemberLookup
     public struct Options: Sendable {
-        public var seed: UInt64 = 1
-        /// Actions to run in total.
-        public var steps = 20_000
-        /// Stop starting new histories after this many seconds.
-        public var seconds: Double?
+        public var campaign = FuzzCampaign.Options(steps: 20_000)
         public var historyLength = 200
-        /// Where shrunk scenarios are written; nil writes nothing.
-        public var outputFolder: String? = "fuzz-out"
-        /// Kinds of divergence (by signature) to shrink and write; the rest are counted.
-        public var maxReports = 3
         /// Times a history is continued past a divergence, with the action that showed
         /// it removed, so that one frequent divergence does not hide the others.
         public var continuations = 3
-        public var shrinkBudgetSeconds = 120.0
-        /// Histories run at once.
-        public var jobs = ProcessInfo.processInfo.activeProcessorCount
         public var generator = HistoryGenerator.Configuration()
         public init() {}
+
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Options, Value>) -> Value {
+            get { campaign[keyPath: path] }
+            set { campaign[keyPath: path] = newValue }
+        }
     }
 
     /// A divergence, shrunk.
-    public struct Finding: Sendable {
-        public var signature: String
-        /// The runner's message for the original history.
-        public var message: String
-        /// The runner's message for the written scenario.
-        public var shrunkMessage: String
-        public var historySeed: UInt64
-        /// Actions of the history up to the divergence, and after shrinking.
-        public var originalActions: Int
-        public var shrunkActions: Int
-        /// Steps of the written scenario.
-        public var scenarioSteps: Int
-        /// Actions run (in all histories) and seconds spent until it showed.
-        public var foundAfterSteps: Int
-        public var foundAfterSeconds: Double
-        public var shrinkSeconds: Double
-        public var shrinkTests: Int
-        /// The written scenario and where it went.
-        public var scenarioText: String
-        public var path: String?
-        /// Whether the written file, loaded back and run, fails the same way.
-        public var reproduces: Bool
-    }
+    public typealias Finding = FuzzCampaign.Finding
 
+    /// The campaign's counts (``FuzzCampaign/Tally``, read by name: `report.steps`),
+    /// the histories run and the divergences shrunk.
+    @dynamicMemberLookup
     public struct Report: Sendable {
-        public var seed: UInt64
-        public var steps = 0
+        public var tally: FuzzCampaign.Tally
         public var histories = 0
-        public var divergences = 0
-        public var crashes = 0
         public var findings: [Finding] = []
-        public var crashMessages: [String] = []
-        public var wallSeconds = 0.0
-        /// Actions run, by kind.
-        public var actionCounts: [String: Int] = [:]
-        /// Divergences, by signature.
-        public var divergencesBySignature: [String: Int] = [:]
+
+        public init(seed: UInt64) { tally = FuzzCampaign.Tally(seed: seed) }
+
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Tally, Value>) -> Value {
+            get { tally[keyPath: path] }
+            set { tally[keyPath: path] = newValue }
+        }
     }
 
-    /// A snapshot for the progress line.
-    public struct Progress: Sendable {
-        public var steps: Int
-        public var target: Int
-        public var divergences: Int
-        public var crashes: Int
-        public var elapsedSeconds: Double
-        /// True while a divergence is being shrunk.
-        public var shrinking: Bool
-    }
+    public typealias Progress = FuzzCampaign.Progress
 
     public var options: Options
     public let roster: Roster
@@ -97,8 +64,7 @@ public struct ModelFuzzer: Sendable {
         let started = Stopwatch()
         func elapsed() -> Double { started.elapsedSeconds }
         func snapshot(_ report: Report, shrinking: Bool = false) -> Progress {
-            Progress(steps: report.steps, target: options.steps, divergences: report.divergences, crashes: report.crashes,
-                     elapsedSeconds: elapsed(), shrinking: shrinking)
+            Progress(report.tally, target: options.steps, elapsedSeconds: elapsed(), shrinking: shrinking)
         }
         var report = Report(seed: options.seed)
         var seeds = FuzzRandom(seed: options.seed)
@@ -156,6 +122,6 @@ public struct ModelFuzzer: Sendable {
 
     private func count(_ actions: some Collection<FuzzAction>, into report: inout Report) {
         report.steps += actions.count
-        for action in actions { report.actionCounts[action.kindName, default: 0] += 1 }
+        for action in actions { report.stepsByKind[action.kindName, default: 0] += 1 }
     }
 }

@@ -32,10 +32,11 @@ extension SDKFuzzer {
         let id = "regressions/sdk-fuzz-\(options.seed)-\(number)"
         let title = "Fuzzed SDK history \(number) of seed \(options.seed): \(difference.signature) differs from the reference model"
         var finding = Finding(
-            signature: difference.signature, message: difference.message, shrunkMessage: "", historyNumber: number,
-            historySeed: history.seed, originalActions: failing.count, shrunkActions: shrunk.count, scenarioSteps: 0,
-            foundAfterSteps: stepsSoFar, foundAfterSeconds: secondsSoFar, shrinkSeconds: 0, shrinkTests: tests,
-            scenarioText: "", path: nil, reproduces: false, referencePasses: false, baselinePasses: nil)
+            shrunk: FuzzCampaign.Finding(
+                signature: difference.signature, message: difference.message, historySeed: history.seed,
+                originalActions: failing.count, shrunkActions: shrunk.count, foundAfterSteps: stepsSoFar,
+                foundAfterSeconds: secondsSoFar, shrinkTests: tests),
+            historyNumber: number)
         finding.rules = difference.rules
         finding.level = DifferenceLevel.of(rules: difference.rules, badDriver: difference.isBadDriver, book: .embedded,
                                            manifest: options.runner.manifest)

@@ -16,22 +16,14 @@ import Synchronization
 /// already closed) are dropped first, so the two runs always see the same history. The
 /// first difference of each kind is shrunk and written as a scenario file.
 public struct SDKFuzzer: Sendable {
+    /// The campaign's options (``FuzzCampaign/Options``, read by name: `options.seed`)
+    /// and the SDK run's own.
+    @dynamicMemberLookup
     public struct Options: Sendable {
-        public var seed: UInt64 = 1
-        /// Actions to run in total.
-        public var steps = 2_000
-        /// Stop starting new histories after this many seconds.
-        public var seconds: Double?
+        public var campaign = FuzzCampaign.Options(steps: 2_000)
         public var historyLength = 40
-        /// Where shrunk scenarios are written; nil writes nothing.
-        public var outputFolder: String? = "fuzz-out"
-        /// Kinds of difference (by signature) to shrink and write; the rest are counted.
-        public var maxReports = 3
         /// End the run at the first difference (after shrinking it).
         public var stopAtFirst = false
-        public var shrinkBudgetSeconds = 120.0
-        /// Histories run at once (one driver process each; 1 with a connected driver).
-        public var jobs = ProcessInfo.processInfo.activeProcessorCount
         /// How the driver runs: the driver source, its timeout, wall-clock mode and tolerance.
         public var runner = CatalogueRunner.Options()
         /// Another driver of the same SDK (say, the release before a change): a history
@@ -41,45 +33,44 @@ public struct SDKFuzzer: Sendable {
         /// How the fuzzer was started, for the comment of written files.
         public var commandLine = "mockchat fuzz --sdk"
         public init() {}
+
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Options, Value>) -> Value {
+            get { campaign[keyPath: path] }
+            set { campaign[keyPath: path] = newValue }
+        }
     }
 
-    /// A difference (or a bad driver), shrunk.
+    /// A difference (or a bad driver), shrunk: the campaign's finding (read by name:
+    /// `finding.signature`) and how it counts for an SDK.
+    @dynamicMemberLookup
     public struct Finding: Sendable {
-        public var signature: String
+        public var shrunk: FuzzCampaign.Finding
         /// How the difference counts, by the rules the model applied there.
         public var level: DifferenceLevel = .failure
         /// Those rules' ids.
         public var rules: [String] = []
-        public var message: String
-        /// The driver run's message for the written scenario.
-        public var shrunkMessage: String
         public var historyNumber: Int
-        public var historySeed: UInt64
-        public var originalActions: Int
-        public var shrunkActions: Int
-        public var scenarioSteps: Int
-        /// Actions run (in all histories) and seconds spent until it showed.
-        public var foundAfterSteps: Int
-        public var foundAfterSeconds: Double
-        public var shrinkSeconds: Double
-        public var shrinkTests: Int
-        public var scenarioText: String
-        public var path: String?
-        /// Whether the written file, loaded back, fails the same way through the driver.
-        public var reproduces: Bool
         /// Whether the written file passes on the reference model (what a fixed SDK does).
-        public var referencePasses: Bool
+        public var referencePasses = false
         /// With a baseline: whether the written file passes through the baseline driver.
         public var baselinePasses: Bool?
-        public var isBadDriver: Bool { signature.hasPrefix("driver ") }
+        public var isBadDriver: Bool { shrunk.signature.hasPrefix("driver ") }
+
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Finding, Value>) -> Value {
+            get { shrunk[keyPath: path] }
+            set { shrunk[keyPath: path] = newValue }
+        }
     }
 
+    /// The campaign's counts (``FuzzCampaign/Tally``, read by name: `report.steps`;
+    /// `divergences` are the differences, bad drivers apart), the histories run, the
+    /// differences shrunk, and what only an SDK run counts.
+    @dynamicMemberLookup
     public struct Report: Sendable {
-        public var seed: UInt64
+        public var tally: FuzzCampaign.Tally
         public var sdk = ""
-        public var steps = 0
         public var histories = 0
-        public var differences = 0
+        public var findings: [Finding] = []
         /// Differences that did not show again when the history ran a second time:
         /// the SDK or its driver is not deterministic there. Reported, not shrunk.
         public var flaky = 0
@@ -93,28 +84,24 @@ public struct SDKFuzzer: Sendable {
         /// Commands in the handshake that the driver refused as unsupported; later
         /// histories leave them out.
         public var refusedCommands: [String] = []
-        public var crashes = 0
-        public var findings: [Finding] = []
-        public var crashMessages: [String] = []
         public var unsupportedMessages: [String] = []
-        public var wallSeconds = 0.0
-        public var actionCounts: [String: Int] = [:]
-        public var differencesBySignature: [String: Int] = [:]
         /// Differences by level (``DifferenceLevel``); waived ones are counted here only.
         public var differencesByLevel: [DifferenceLevel: Int] = [:]
         /// For each uncited difference kind (a defect of the rule book), one message.
         public var uncitedMessages: [String: String] = [:]
+
+        public init(seed: UInt64, sdk: String) {
+            tally = FuzzCampaign.Tally(seed: seed)
+            self.sdk = sdk
+        }
+
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Tally, Value>) -> Value {
+            get { tally[keyPath: path] }
+            set { tally[keyPath: path] = newValue }
+        }
     }
 
-    /// A snapshot for the progress line.
-    public struct Progress: Sendable {
-        public var steps: Int
-        public var target: Int
-        public var histories: Int
-        public var differences: Int
-        public var elapsedSeconds: Double
-        public var shrinking: Bool
-    }
+    public typealias Progress = FuzzCampaign.Progress
 
     /// A history after its runs: the actions the reference model could carry out, the
     /// scenario the driver ran, and how that ended.
@@ -164,8 +151,8 @@ public struct SDKFuzzer: Sendable {
         let started = Stopwatch()
         var report = Report(seed: options.seed, sdk: "\(capabilities.sdkName) \(capabilities.sdkVersion)")
         func snapshot(shrinking: Bool = false) -> Progress {
-            Progress(steps: report.steps, target: options.steps, histories: report.histories,
-                     differences: report.differences, elapsedSeconds: started.elapsedSeconds, shrinking: shrinking)
+            Progress(report.tally, target: options.steps, histories: report.histories,
+                     elapsedSeconds: started.elapsedSeconds, shrinking: shrinking)
         }
         var seeds = FuzzRandom(seed: options.seed)
         var generator = AppHistoryGenerator(commands: capabilities.commands, profiles: profiles)
@@ -241,8 +228,8 @@ public struct SDKFuzzer: Sendable {
                         report.uncitedMessages[difference.signature] = "history \(run.number) (seed \(run.history.seed)), "
                             + "after action \(difference.action + 1) (\(run.history.actions[difference.action].kind))"
                     }
-                    if difference.isBadDriver { report.badDriverRuns += 1 } else { report.differences += 1 }
-                    report.differencesBySignature[difference.signature, default: 0] += 1
+                    if difference.isBadDriver { report.badDriverRuns += 1 } else { report.divergences += 1 }
+                    report.divergencesBySignature[difference.signature, default: 0] += 1
                     if report.findings.count < options.maxReports, shrunk.insert(difference.signature).inserted {
                         progress(snapshot(shrinking: true))
                         report.findings.append(shrink(examined, difference: difference, number: run.number,
@@ -313,6 +300,6 @@ public struct SDKFuzzer: Sendable {
 
     private func count(_ actions: some Collection<AppAction>, into report: inout Report) {
         report.steps += actions.count
-        for action in actions { report.actionCounts[action.kind, default: 0] += 1 }
+        for action in actions { report.stepsByKind[action.kind, default: 0] += 1 }
     }
 }

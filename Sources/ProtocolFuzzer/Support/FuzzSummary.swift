@@ -8,29 +8,40 @@ public enum FuzzSummary {
         var lines = [String(format: "model: %d steps in %d histories, %d divergences, %d crashes, %.1f s (%.0f steps/s)",
                             report.steps, report.histories, report.divergences, report.crashes, report.wallSeconds,
                             Double(report.steps) / max(report.wallSeconds, 0.001))]
-        for (signature, count) in report.divergencesBySignature.sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(count) × \(signature)")
-        }
+        lines += bySignature(report.tally)
         for finding in report.findings {
-            lines.append("  divergence (\(finding.signature)) after \(finding.foundAfterSteps) steps, "
-                + String(format: "%.1f s; ", finding.foundAfterSeconds)
-                + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
-                + "(\(finding.scenarioSteps) scenario steps, \(finding.shrinkTests) runs, "
-                + String(format: "%.1f s)", finding.shrinkSeconds))
+            lines.append("  divergence (\(finding.signature)) " + foundAndShrunk(finding))
             lines.append("    " + (finding.path.map { "written to \($0)" } ?? "not written")
                 + (finding.reproduces ? "; replays with the same failure" : "; WARNING: the written file does not fail the same way"))
             for line in finding.message.split(separator: "\n").prefix(4) { lines.append("    | " + line.prefix(200)) }
         }
-        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
-        return lines
+        return lines + crashes(report.tally)
+    }
+
+    /// One line per kind of finding, with its count.
+    static func bySignature(_ tally: FuzzCampaign.Tally) -> [String] {
+        tally.divergencesBySignature.sorted { $0.key < $1.key }.map { "  \($0.value) × \($0.key)" }
+    }
+
+    /// When a finding showed, and how far it shrank.
+    static func foundAndShrunk(_ finding: FuzzCampaign.Finding) -> String {
+        "after \(finding.foundAfterSteps) steps, " + String(format: "%.1f s; ", finding.foundAfterSeconds)
+            + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
+            + "(\(finding.scenarioSteps) scenario steps, \(finding.shrinkTests) runs, "
+            + String(format: "%.1f s)", finding.shrinkSeconds)
+    }
+
+    /// The first crashes' messages.
+    static func crashes(_ tally: FuzzCampaign.Tally) -> [String] {
+        tally.crashMessages.prefix(5).map { "  crash: " + $0.prefix(300) }
     }
 
     public static func wire(_ report: WireFuzzer.Report, name: String = "wire") -> [String] {
         var lines = [String(format: "%@: %d inputs on %d connections, %d divergences, %d crashes, %.1f s (%.0f inputs/s)",
-                            name, report.inputs, report.connections, report.divergences, report.crashes, report.wallSeconds,
-                            Double(report.inputs) / max(report.wallSeconds, 0.001))]
+                            name, report.steps, report.connections, report.divergences, report.crashes, report.wallSeconds,
+                            Double(report.steps) / max(report.wallSeconds, 0.001))]
         var stages: [String: (inputs: Int, kinds: Int)] = [:]
-        for (label, count) in report.inputsByKind {
+        for (label, count) in report.stepsByKind {
             let stage = String(label.prefix { $0 != "/" })
             stages[stage, default: (0, 0)].inputs += count
             stages[stage, default: (0, 0)].kinds += 1
@@ -38,8 +49,7 @@ public enum FuzzSummary {
         let parts = stages.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.inputs) (\($0.value.kinds) kinds)" }
         if !parts.isEmpty { lines.append("  inputs: " + parts.joined(separator: ", ")) }
         for finding in report.findings.prefix(10) { lines.append("  divergence: " + finding.prefix(400)) }
-        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
-        return lines
+        return lines + crashes(report.tally)
     }
 }
 
@@ -47,16 +57,14 @@ extension FuzzSummary {
     public static func sdk(_ report: SDKFuzzer.Report) -> [String] {
         var lines = [String(format: "sdk: %@: %d steps in %d histories, %d differences, %d not repeatable, %d bad-driver runs, "
                             + "%d unsupported, %d crashes, %.1f s (%.0f steps/s)",
-                            report.sdk, report.steps, report.histories, report.differences, report.flaky, report.badDriverRuns,
+                            report.sdk, report.steps, report.histories, report.divergences, report.flaky, report.badDriverRuns,
                             report.unsupported, report.crashes, report.wallSeconds,
                             Double(report.steps) / max(report.wallSeconds, 0.001))]
         if !report.differencesByLevel.isEmpty {
             lines.append("  by level: " + DifferenceLevel.allCases.map { "\(report.differencesByLevel[$0] ?? 0) \($0.rawValue)" }
                 .joined(separator: ", "))
         }
-        for (signature, count) in report.differencesBySignature.sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(count) × \(signature)")
-        }
+        lines += bySignature(report.tally)
         for (signature, place) in report.uncitedMessages.sorted(by: { $0.key < $1.key }) {
             lines.append("  rule book defect: a \(signature) difference where the model cited no rule (\(place))")
         }
@@ -69,11 +77,7 @@ extension FuzzSummary {
         }
         for finding in report.findings {
             lines.append("  \(finding.isBadDriver ? "bad driver" : finding.level.rawValue) (\(finding.signature)) in history "
-                + "\(finding.historyNumber) after \(finding.foundAfterSteps) steps, "
-                + String(format: "%.1f s; ", finding.foundAfterSeconds)
-                + "shrunk from \(finding.originalActions) to \(finding.shrunkActions) actions "
-                + "(\(finding.scenarioSteps) scenario steps, \(finding.shrinkTests) runs, "
-                + String(format: "%.1f s)", finding.shrinkSeconds))
+                + "\(finding.historyNumber) " + foundAndShrunk(finding.shrunk))
             var verdict = finding.path.map { "written to \($0)" } ?? "not written"
             verdict += finding.reproduces ? "; fails the same way through the driver" : "; WARNING: the written file does not fail the same way"
             if finding.reproduces { verdict += finding.referencePasses ? ", passes on the reference model" : ", WARNING: fails on the reference model too" }
@@ -89,11 +93,10 @@ extension FuzzSummary {
         if !report.refusedCommands.isEmpty {
             lines.append("  refused as unsupported (left out of the histories): " + report.refusedCommands.joined(separator: ", "))
         }
-        let kinds = report.actionCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        let kinds = report.stepsByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         if !kinds.isEmpty { lines.append("  actions: " + kinds.joined(separator: ", ")) }
         for message in report.unsupportedMessages.prefix(3) { lines.append("  unsupported: " + message.prefix(300)) }
-        for message in report.crashMessages.prefix(5) { lines.append("  crash: " + message.prefix(300)) }
-        return lines
+        return lines + crashes(report.tally)
     }
 }
 
@@ -103,7 +106,7 @@ extension FuzzSummary {
         [
             "sdk": .string(report.sdk), "seed": .integer(Int64(bitPattern: report.seed)),
             "steps": .integer(Int64(report.steps)), "histories": .integer(Int64(report.histories)),
-            "differences": .integer(Int64(report.differences)),
+            "differences": .integer(Int64(report.divergences)),
             "knownDifferences": .integer(Int64(report.knownDifferences)), "flaky": .integer(Int64(report.flaky)),
             "flakyMessages": .array(report.flakyMessages.map { .string($0) }), "badDriverRuns": .integer(Int64(report.badDriverRuns)),
             "unsupported": .integer(Int64(report.unsupported)), "crashes": .integer(Int64(report.crashes)),
@@ -113,7 +116,7 @@ extension FuzzSummary {
                 ($0.rawValue, .integer(Int64(report.differencesByLevel[$0] ?? 0)))
             })),
             "uncited": .object(JSONObject(report.uncitedMessages.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            "bySignature": .object(JSONObject(report.differencesBySignature.sorted { $0.key < $1.key }
+            "bySignature": .object(JSONObject(report.divergencesBySignature.sorted { $0.key < $1.key }
                 .map { ($0.key, .integer(Int64($0.value))) })),
             "findings": .array(report.findings.map { finding in
                 [

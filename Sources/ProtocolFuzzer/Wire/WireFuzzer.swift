@@ -14,13 +14,11 @@ import Synchronization
 /// derived from the run's seed and N, so the same seed and job count give the same
 /// run, and input N's bytes are the same whatever `--inputs` says.
 public struct WireFuzzer: Sendable {
+    /// The campaign's options (``FuzzCampaign/Options``, read by name: `options.seed`;
+    /// its `steps` are inputs here) and the wire's own.
+    @dynamicMemberLookup
     public struct Options: Sendable {
-        public var seed: UInt64 = 1
-        public var inputs = 100_000
-        /// Stop after this many seconds.
-        public var seconds: Double?
-        /// Workers, each with its own server.
-        public var jobs = ProcessInfo.processInfo.activeProcessorCount
+        public var campaign = FuzzCampaign.Options(steps: 100_000)
         /// Inputs (per worker) between two health checks.
         public var healthEvery = 500
         /// Share of inputs sent one byte per write.
@@ -39,6 +37,11 @@ public struct WireFuzzer: Sendable {
         public var commands: [(name: String, options: [String])] = []
         public init() {}
 
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Options, Value>) -> Value {
+            get { campaign[keyPath: path] }
+            set { campaign[keyPath: path] = newValue }
+        }
+
         /// Every way in but the wire: `mockchat fuzz --mode inputs`.
         public static func inputs() -> Options {
             var options = Options()
@@ -49,27 +52,24 @@ public struct WireFuzzer: Sendable {
         }
     }
 
+    /// The campaign's counts (``FuzzCampaign/Tally``, read by name: `report.steps`, the
+    /// inputs run, and `report.stepsByKind`, by the generator's label), the connections
+    /// used, and one line per kind of divergence (its first occurrence) with a count.
+    @dynamicMemberLookup
     public struct Report: Sendable {
-        public var seed: UInt64
-        public var inputs = 0
+        public var tally: FuzzCampaign.Tally
         public var connections = 0
-        public var divergences = 0
-        public var crashes = 0
-        public var wallSeconds = 0.0
-        /// Inputs run, by the generator's label.
-        public var inputsByKind: [String: Int] = [:]
-        /// One line per kind of divergence (its first occurrence), with a count.
         public var findings: [String] = []
-        public var crashMessages: [String] = []
+
+        public init(seed: UInt64) { tally = FuzzCampaign.Tally(seed: seed) }
+
+        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Tally, Value>) -> Value {
+            get { tally[keyPath: path] }
+            set { tally[keyPath: path] = newValue }
+        }
     }
 
-    public struct Progress: Sendable {
-        public var inputs: Int
-        public var target: Int
-        public var divergences: Int
-        public var crashes: Int
-        public var elapsedSeconds: Double
-    }
+    public typealias Progress = FuzzCampaign.Progress
 
     /// What one worker found.
     private struct Partial: Sendable {
@@ -105,7 +105,7 @@ public struct WireFuzzer: Sendable {
 
     public func run(progress: @Sendable (Progress) -> Void = { _ in }) -> Report {
         let started = Stopwatch()
-        let jobs = max(1, min(options.jobs, options.inputs))
+        let jobs = max(1, min(options.jobs, options.steps))
         CrashNote.install
         let shared = Mutex((inputs: 0, divergences: 0, crashes: 0))
         let partials = Mutex([Partial](repeating: Partial(), count: jobs))
@@ -117,20 +117,21 @@ public struct WireFuzzer: Sendable {
                     totals.crashes += crashes
                     return totals
                 }
-                progress(Progress(inputs: totals.inputs, target: options.inputs, divergences: totals.divergences,
-                                  crashes: totals.crashes, elapsedSeconds: started.elapsedSeconds))
+                var tally = FuzzCampaign.Tally(seed: options.seed)
+                (tally.steps, tally.divergences, tally.crashes) = totals
+                progress(Progress(tally, target: options.steps, elapsedSeconds: started.elapsedSeconds))
             }
             partials.withLock { $0[worker] = partial }
         }
         var report = Report(seed: options.seed)
         var findings: [String: (index: Int, line: String, count: Int)] = [:]
         for partial in partials.withLock({ $0 }) {
-            report.inputs += partial.inputs
+            report.steps += partial.inputs
             report.connections += partial.connections
             report.divergences += partial.divergences
             report.crashes += partial.crashMessages.count
             report.crashMessages += partial.crashMessages
-            report.inputsByKind.merge(partial.inputsByKind, uniquingKeysWith: +)
+            report.stepsByKind.merge(partial.inputsByKind, uniquingKeysWith: +)
             for (key, entry) in partial.findings {
                 if let known = findings[key] {
                     findings[key] = known.index < entry.index ? (known.index, known.line, known.count + entry.count)
@@ -142,8 +143,7 @@ public struct WireFuzzer: Sendable {
         }
         report.findings = findings.values.sorted { $0.index < $1.index }.map { $0.count > 1 ? "\($0.count) × \($0.line)" : $0.line }
         report.wallSeconds = started.elapsedSeconds
-        progress(Progress(inputs: report.inputs, target: options.inputs, divergences: report.divergences,
-                          crashes: report.crashes, elapsedSeconds: report.wallSeconds))
+        progress(Progress(report.tally, target: options.steps, elapsedSeconds: report.wallSeconds))
         return report
     }
 
@@ -168,7 +168,7 @@ public struct WireFuzzer: Sendable {
         }
         var pending = (inputs: 0, divergences: 0)
         var index = worker
-        while index < options.inputs, options.seconds.map({ started.elapsedSeconds < $0 }) ?? true {
+        while index < options.steps, options.seconds.map({ started.elapsedSeconds < $0 }) ?? true {
             var random = FuzzRandom(seed: Self.inputSeed(options.seed, index: index))
             let input = make(&random)
             CrashNote.set(worker, "input \(index) (\(input.label)) of this seed (one of the inputs of the workers running then)")
