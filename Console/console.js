@@ -246,7 +246,8 @@
   let dropped = 0;         // entries the page let go beyond MAX_ENTRIES
   let lastSeq = 0;
   let skippedTotal = 0;
-  const filters = { uid: "", conn: "", search: "", kinds: new Set(KINDS) };
+  let stateChanged = false; // a line since the last refresh may have changed the state views
+  const filters = { uid: "", conn: "", search: null, kinds: new Set(KINDS) };
   const range = { from: null, to: null };
 
   $("kinds").innerHTML = KINDS.map((k) => `<label><input type="checkbox" name="kind" value="${k}" checked>${k}</label>`).join("");
@@ -254,18 +255,20 @@
     const form = $("filters");
     filters.uid = form.uid.value.trim();
     filters.conn = form.conn.value.trim();
-    filters.search = form.search.value.trim().toLowerCase();
+    const words = form.search.value.trim();
+    // Case-insensitive, without a lowercased copy of every line.
+    filters.search = words ? new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i") : null;
     filters.kinds = new Set([...form.querySelectorAll('input[name="kind"]:checked')].map((i) => i.value));
     refilter();
   });
   $("filters").addEventListener("submit", (event) => event.preventDefault());
 
   function passes(e) {
-    if (e.skipped) return true;
+    if (e.kind === "skipped") return true;
     if (!filters.kinds.has(e.kind)) return false;
     if (filters.uid && e.uid !== filters.uid) return false;
     if (filters.conn && e.conn !== filters.conn) return false;
-    if (filters.search && !e.line.toLowerCase().includes(filters.search)) return false;
+    if (filters.search && !filters.search.test(e.line)) return false;
     return true;
   }
   function refilter() {
@@ -274,36 +277,49 @@
     layout(true);
   }
 
+  /** A received line kept as a compact row: the fields the filters and the row need, and
+   *  the line itself (searched, and parsed again only when its row is drawn). */
   function addLine(line) {
     let e;
     try { e = JSON.parse(line); } catch (_) { return; }
     if (e.hello) return;
+    let row;
     if (e.skipped) {
       skippedTotal += e.skipped;
       $("skipped").hidden = false;
       $("skipped").textContent = `${skippedTotal} entries skipped`;
-      e.kind = "skipped";
-      e.line = line;
       lastSeq = Math.max(lastSeq, e.to);
+      row = { kind: "skipped", line };
     } else {
       if (e.seq <= lastSeq) return;
       lastSeq = e.seq;
-      e.line = line;
+      row = { seq: e.seq, t: e.t, kind: e.kind, conn: e.conn, uid: e.uid, device: e.device, line };
+      // Pings and what the server sends change no view but the timeline.
+      if (e.kind !== "out" && !(e.kind === "in" && e.frame && e.frame.op === "ping")) stateChanged = true;
     }
-    entries.push(e);
-    if (passes(e)) shown.push(entries.length - 1);
+    entries.push(row);
+    if (passes(row)) shown.push(entries.length - 1);
   }
 
+  /** Lets the oldest rows go once the page holds a tenth more than MAX_ENTRIES, so the
+   *  cut (and the shift of `shown`) happens once per MAX_ENTRIES / 10 rows. */
   function trimEntries() {
-    if (entries.length <= MAX_ENTRIES) return;
+    if (entries.length <= MAX_ENTRIES * 1.1) return;
     const cut = entries.length - MAX_ENTRIES;
     entries.splice(0, cut);
     dropped += cut;
-    refilter();
+    let keep = 0;
+    while (keep < shown.length && shown[keep] < cut) keep++;
+    shown = shown.slice(keep);
+    for (let i = 0; i < shown.length; i++) shown[i] -= cut;
   }
 
   function who(e) {
     return [e.conn, e.uid, e.device].filter((x) => x).join(" ");
+  }
+  /** The full entry of a row, parsed from its line (only for rows drawn or clicked). */
+  function full(row) {
+    return Object.assign(JSON.parse(row.line), { kind: row.kind });
   }
   function summary(e) {
     if (e.skipped) return `${e.skipped} entries skipped (seq ${e.from}–${e.to}): the console fell behind`;
@@ -316,13 +332,21 @@
   }
 
   const timeline = $("timeline");
-  let renderQueued = false;
+  let renderQueued = false, layoutQueued = false;
+  /** Sizes the list to the rows shown, follows the newest row, and draws the rows in view. */
   function layout(force) {
+    layoutQueued = false;
     $("spacer").style.height = shown.length * ROW + "px";
     $("timeline-count").textContent = `${shown.length} shown of ${entries.length} kept` +
       (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}`;
     if (document.querySelector('#filters input[name="follow"]').checked) timeline.scrollTop = timeline.scrollHeight;
     if (force) render(); else queueRender();
+  }
+  /** One layout and one render per animation frame, however many lines arrive before it. */
+  function queueLayout() {
+    if (layoutQueued) return;
+    layoutQueued = true;
+    requestAnimationFrame(() => { if (layoutQueued) layout(true); });
   }
   function queueRender() {
     if (renderQueued) return;
@@ -333,12 +357,13 @@
     return range.from !== null && e.seq >= range.from && e.seq <= (range.to ?? range.from);
   }
   function render() {
+    renderQueued = false;
     const first = Math.max(0, Math.floor(timeline.scrollTop / ROW) - 5);
     const count = Math.ceil(timeline.clientHeight / ROW) + 10;
     const last = Math.min(shown.length, first + count);
     const html = [];
     for (let r = first; r < last; r++) {
-      const e = entries[shown[r]];
+      const e = full(entries[shown[r]]);
       const cls = "row" + (inRange(e) ? " inrange" : "");
       html.push(`<div class="${cls}" data-index="${shown[r]}"><span class="seq">${e.seq ?? ""}</span>` +
         `<span class="t">${clockText(e.t)}</span><span class="k k-${esc(e.kind)}">${esc(e.kind)}</span>` +
@@ -357,8 +382,8 @@
   $("rows").addEventListener("click", (event) => {
     const row = event.target.closest(".row");
     if (!row) return;
-    const e = entries[Number(row.dataset.index)];
-    $("detail").textContent = JSON.stringify(Object.fromEntries(Object.entries(e).filter(([k]) => k !== "line")), null, 2);
+    const e = full(entries[Number(row.dataset.index)]);
+    $("detail").textContent = JSON.stringify(e, null, 2);
     if (e.seq === undefined) return;
     if (event.shiftKey && range.from !== null) {
       range.to = Math.max(range.from, e.seq);
@@ -405,7 +430,8 @@
       const text = await response.text();
       const lines = text.split("\n").filter((l) => l);
       for (const line of lines) addLine(line);
-      layout(false);
+      trimEntries();
+      queueLayout();
       if (lines.length < 20000) return;
     }
   }
@@ -435,8 +461,8 @@
           for (const line of pending.slice(0, cut).split("\n")) if (line) addLine(line);
           pending = pending.slice(cut + 1);
           trimEntries();
-          layout(false);
-          scheduleRefresh();
+          queueLayout();
+          if (stateChanged) { stateChanged = false; scheduleRefresh(); }
         }
       } catch (error) {
         status.textContent = "stream lost: " + error.message;
@@ -447,8 +473,9 @@
     }
   }
 
-  // The system clock moves without entries: "since" and "last frame" follow it.
-  setInterval(() => { if (state.mode === "system") refresh(); }, 2000);
+  // The system clock moves without entries, and pings (which refresh nothing) move
+  // "last frame": the state views are read again every 2 s whatever comes.
+  setInterval(refresh, 2000);
 
   // For tests and measurements: what the page holds, and one synchronous render.
   window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal,
