@@ -12,7 +12,10 @@ protocol (docs/CONSOLE.md) through one session, with real clients on real socket
  7. the trace of a ping load (over 100,000 entries) loads into the page, which
     scrolls and searches it rendering only the rows in view;
  8. a page of another origin cannot read or drive the console or the control API,
-    and the console is refused under a foreign Host (a rebinding name).
+    neither by the loopback address nor by the declared --control-host name, and the
+    console is refused under a foreign Host (a rebinding name);
+ 9. the console reached through the declared --control-host name streams and drives
+    the server.
 
 Usage: console-browser-test.py MOCKCHAT OUT_DIR. Prints one line per step and a last
 line `console-browser-test: N passed, F failed`.
@@ -36,6 +39,7 @@ import importlib.util
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from devtools import DevTools, start_chromium  # noqa: E402
+import console_timing  # noqa: E402
 
 # The PNG reader of scripts/check-screenshot.py (standard library only).
 _spec = importlib.util.spec_from_file_location(
@@ -46,6 +50,7 @@ read_png = _module.read_png
 
 MOCKCHAT, OUT = sys.argv[1], sys.argv[2]
 AUTH_KEY = "mockchat-dev-key"
+CONTROL_HOST = "mockchat.test"  # declared with --control-host; Chromium resolves it to 127.0.0.1
 DEADLINE = 15.0
 passed, failed = 0, 0
 
@@ -115,7 +120,7 @@ class Client:
 
 
 def start_server(port):
-    server = subprocess.Popen([MOCKCHAT, "serve", "--clock", "virtual", "--port", str(port)],
+    server = subprocess.Popen([MOCKCHAT, "serve", "--clock", "virtual", "--port", str(port), "--control-host", CONTROL_HOST],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = server.stdout.readline()
     if "listening" not in line:
@@ -124,23 +129,24 @@ def start_server(port):
 
 
 def serve_attacker_page(port, target_port):
-    """A page of another origin (http://attacker.test:PORT) that tries to read and drive the server."""
+    """A page of another origin (http://attacker.test:PORT) that tries to read and drive the server,
+    by its loopback address and by its declared --control-host name."""
     page = f"""<!doctype html><script>
-    const target = "http://127.0.0.1:{target_port}";
     window.results = {{}};
     async function attempt(name, run) {{
       try {{ window.results[name] = await run(); }} catch (e) {{ window.results[name] = "blocked: " + e.message; }}
     }}
-    window.done = (async () => {{
-      await attempt("simplePost", async () => (await fetch(target + "/control/reset", {{method: "POST", mode: "no-cors",
+    async function attack(host) {{
+      const target = "http://" + host + ":{target_port}";
+      await attempt("simplePost@" + host, async () => (await fetch(target + "/control/reset", {{method: "POST", mode: "no-cors",
         headers: {{"Content-Type": "text/plain"}}, body: "{{}}"}})).type);
-      await attempt("jsonPost", async () => (await fetch(target + "/control/kick", {{method: "POST",
+      await attempt("jsonPost@" + host, async () => (await fetch(target + "/control/kick", {{method: "POST",
         headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{uid: "alice"}})}})).status);
-      await attempt("readPage", async () => (await (await fetch(target + "/console")).text()).slice(0, 40));
-      await attempt("readTrace", async () => (await (await fetch(target + "/control/trace")).text()).slice(0, 40));
-      await attempt("stream", async () => (await fetch(target + "/control/console/events",
+      await attempt("readPage@" + host, async () => (await (await fetch(target + "/console")).text()).slice(0, 40));
+      await attempt("readTrace@" + host, async () => (await (await fetch(target + "/control/trace")).text()).slice(0, 40));
+      await attempt("stream@" + host, async () => (await fetch(target + "/control/console/events",
         {{headers: {{"X-Console-Token": "guess"}}}})).status);
-      await attempt("frame", () => new Promise((resolve) => {{
+      await attempt("frame@" + host, () => new Promise((resolve) => {{
         const frame = document.createElement("iframe");
         frame.src = target + "/console";
         frame.onload = () => {{ try {{ resolve("readable: " + frame.contentDocument.title); }}
@@ -148,8 +154,8 @@ def serve_attacker_page(port, target_port):
         document.body.appendChild(frame);
         setTimeout(() => resolve("blocked: no load"), 3000);
       }}));
-      return true;
-    }})();
+    }}
+    window.done = (async () => {{ await attack("127.0.0.1"); await attack("{CONTROL_HOST}"); return true; }})();
     </script>"""
     folder = tempfile.mkdtemp()
     with open(os.path.join(folder, "attack.html"), "w") as f:
@@ -200,7 +206,7 @@ async def session():
     for name in os.listdir(downloads):
         os.remove(os.path.join(downloads, name))
     browser, page_url = start_chromium(debug_port, profile, os.path.join(OUT, "chromium.log"),
-                                       ["--host-resolver-rules=MAP attacker.test 127.0.0.1"])
+                                       [f"--host-resolver-rules=MAP attacker.test 127.0.0.1, MAP {CONTROL_HOST} 127.0.0.1"])
     attacker = serve_attacker_page(attacker_port, port)
     started = time.monotonic()
     try:
@@ -302,44 +308,19 @@ async def session():
             step("the screenshot shows connections, presence and the timeline", ok, detail)
 
             # 7. A long trace: a ping load until the server holds 100,000 entries, then the
-            # page reloaded reads them back in pages.
-            kept, end = 0, time.monotonic() + 60
-            while kept < 100000 and time.monotonic() < end:
-                subprocess.run([MOCKCHAT, "bench", "ping", "--server", f"127.0.0.1:{port}", "--connections", "20",
-                                "--rate", "0", "--pipeline", "16", "--duration", "3", "--warmup", "0", "--no-progress"],
-                               check=True, stdout=subprocess.DEVNULL, timeout=60)
-                kept = json.loads(control(port, "POST", "/control/settle", {}))["traceSeq"]
+            # page reloaded reads them back in pages, scrolls, filters and searches them.
+            kept = console_timing.fill_trace(MOCKCHAT, port, 100000)
             loaded = time.monotonic()
             await page.send("Page.reload", ignoreCache=True)
-            await page.until(f"window.mockchatConsole && window.mockchatConsole.lastSeq() >= {kept}", "the whole trace")
+            await page.until(f"window.mockchatConsole && window.mockchatConsole.lastSeq() >= {kept}", "the whole trace",
+                             deadline=60)
             load_seconds = time.monotonic() - loaded
-            timing = await page.eval("""(async () => {
-                const c = window.mockchatConsole, timeline = document.getElementById('timeline');
-                const frame = () => new Promise(r => requestAnimationFrame(() => r()));
-                await frame();
-                // Each scroll position: the rows in view rebuilt and laid out, as a scroll event does.
-                let worst = 0;
-                for (let i = 1; i <= 20; i++) {
-                  const s = performance.now();
-                  timeline.scrollTop = timeline.scrollHeight * i / 20;
-                  c.renderNow();
-                  document.getElementById('rows').getBoundingClientRect();
-                  worst = Math.max(worst, performance.now() - s);
-                  await frame();
-                }
-                const search = document.querySelector('#filters input[name=search]');
-                const s = performance.now();
-                search.value = 'pong'; document.getElementById('filters').dispatchEvent(new Event('input'));
-                await frame();
-                const filterMs = performance.now() - s;
-                const shown = c.shown();
-                search.value = ''; document.getElementById('filters').dispatchEvent(new Event('input'));
-                return {entries: c.entries.length, rows: document.querySelectorAll('#rows .row').length,
-                        worstScrollRenderMs: Math.round(worst * 10) / 10, searchMs: Math.round(filterMs), searchHits: shown};
-            })()""")
+            timing = await console_timing.measure(page)
             step("the timeline stays smooth with the whole trace loaded",
                  timing["entries"] >= 100000 and timing["rows"] < 100 and timing["worstScrollRenderMs"] < 50
-                 and timing["searchMs"] < 1000, f"{json.dumps(timing)}, loaded in {load_seconds:.1f} s")
+                 and max(timing["searchMs"], timing["connFilterMs"], timing["kindFilterMs"]) < 1000
+                 and timing["scrolledTo"] > 0 and timing["medianFrameMs"] < 100,
+                 f"{json.dumps(timing)}, loaded in {load_seconds:.1f} s")
 
             # 8. Another origin, and a foreign Host.
             before = control(port, "GET", "/control/trace?since=0&limit=20000")
@@ -354,6 +335,24 @@ async def session():
             await page.send("Page.navigate", url=f"http://attacker.test:{port}/console")
             body = await page.until("document.readyState === 'complete' && document.body.innerText", "the foreign Host's answer")
             step("the console refuses a foreign Host", "is not allowed" in body and "console-token" not in body, body[:100])
+
+            # 9. The console reached through the declared --control-host name: it streams,
+            # reads the views and drives the server (its Host and Origin name the declared host).
+            await page.send("Page.navigate", url=f"http://{CONTROL_HOST}:{port}/console")
+            status = await page.until("""document.readyState === 'complete' && (document.getElementById('stream-status')
+                ?.textContent === 'live' ? 'live' : !document.getElementById('stream-status') && document.body.innerText)""",
+                                      f"the console under {CONTROL_HOST}")
+            if step(f"the console under the declared name {CONTROL_HOST} loads and streams", status == "live", str(status)[:100]):
+                await page.eval("""(() => { const kind = document.getElementById('fault-kind'); kind.value = 'delay';
+                    kind.dispatchEvent(new Event('change'));
+                    document.querySelector('#fault-fields input[name=uid]').value = 'dave';
+                    document.querySelector('#fault-fields input[name=ms]').value = '250';
+                    document.querySelector('#fault-form button[type=submit]').click(); })()""")
+                shown = await page.until("document.getElementById('faults').textContent.includes('dave') && "
+                                         "document.getElementById('action-result').textContent", "dave's fault in the page")
+                faults = control(port, "GET", "/control/faults")
+                step(f"an action from the console under {CONTROL_HOST} reaches the server",
+                     "→ 200" in shown and '"dave"' in faults, f"{shown}; server's faults: {faults[:120]}")
     finally:
         elapsed = time.monotonic() - started
         print(f"console-browser-test: session took {elapsed:.1f} s")

@@ -50,9 +50,9 @@ class DevTools:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    async def until(self, expression, what):
-        """Waits for `expression` to be truthy in the page, up to the deadline."""
-        end = time.monotonic() + DEADLINE
+    async def until(self, expression, what, deadline=DEADLINE):
+        """Waits for `expression` to be truthy in the page, up to `deadline` seconds."""
+        end = time.monotonic() + deadline
         while time.monotonic() < end:
             value = await self.eval(expression)
             if value:
@@ -61,9 +61,10 @@ class DevTools:
         raise TimeoutError(f"the page never showed {what}")
 
 
-def start_chromium(debug_port, profile, log, extra=(), url="about:blank"):
-    """Headless Chromium with its DevTools port open; returns the process and the first page's DevTools URL."""
-    command = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+def start_chromium(debug_port, profile, log, extra=(), url="about:blank", prefix=()):
+    """Headless Chromium with its DevTools port open; returns the process and the first page's DevTools URL.
+    `prefix` runs it under another command (`taskset -c 1`, `chrt --idle 0`), which all its processes inherit."""
+    command = [*prefix, "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                "--window-size=1400,900", f"--remote-debugging-port={debug_port}", f"--user-data-dir={profile}",
                *extra, url]
     browser = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(log, "w"))
