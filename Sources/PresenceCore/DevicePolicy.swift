@@ -54,11 +54,15 @@ public struct DevicePolicy: Sendable, Equatable {
         public var id: ID
         public var deviceId: String
         public var platform: Platform
+        /// When it logged in (Unix seconds), for the order of age; 0 where the caller
+        /// gives its holders in order already (one node: the order of login).
+        public var since: Double
 
-        public init(_ id: ID, deviceId: String, platform: Platform) {
+        public init(_ id: ID, deviceId: String, platform: Platform, since: Double = 0) {
             self.id = id
             self.deviceId = deviceId
             self.platform = platform
+            self.since = since
         }
     }
 
@@ -115,10 +119,15 @@ public struct DevicePolicy: Sendable, Equatable {
     }
 
     /// The same rule in Lua, for the cluster's claim script: `decide(others, deviceId,
-    /// platform, limit, refuses)`, where `others` is a list of `{id, deviceId, platform}`
-    /// oldest first and `refuses` is ``refusesToKick(_:)``; returns nil when refused,
-    /// otherwise a list of `{id, reason}`. Statement for statement ``decide(_:holders:)``.
+    /// platform, limit, refuses)`, where `others` is a list of `{id, deviceId, platform,
+    /// since}` oldest first and `refuses` is ``refusesToKick(_:)``; returns nil when
+    /// refused, otherwise a list of `{id, reason}`. Statement for statement
+    /// ``decide(_:holders:)``; `older(x, y)` is the holders' order of age (`<`), for
+    /// `table.sort`.
     public static let lua = """
+        local function older(x, y)
+          return x.since < y.since or (x.since == y.since and x.id < y.id)
+        end
         local function decide(others, deviceId, platform, limit, refuses)
           local displaced, mobiles = {}, {}
           for _, other in ipairs(others) do
@@ -136,4 +145,10 @@ public struct DevicePolicy: Sendable, Equatable {
           return displaced
         end
         """
+}
+
+extension DevicePolicy.Holder: Comparable where ID: Comparable {
+    /// The order of age, the cluster's: the earlier login, then the lower id. The claim
+    /// script sorts by the same order (`older` in ``DevicePolicy/lua``).
+    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.since, lhs.id) < (rhs.since, rhs.id) }
 }

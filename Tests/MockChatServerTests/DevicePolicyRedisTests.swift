@@ -21,6 +21,27 @@ import Testing
             #expect(outcome.held == held, "\(golden.name)")
         }
     }
+
+    /// One order of age for both languages: the holders' `<` in Swift and `older` in the
+    /// claim script agree, ties in login time going to the lower field.
+    @Test func theClaimScriptOrdersDevicesAsTheHoldersDo() throws {
+        let redis = try RedisServer()
+        defer { redis.stop() }
+        let orders: [[DevicePolicy.Holder<String>]] = [
+            [DevicePolicy.Holder("b/c1", deviceId: "p1", platform: .mobile, since: 5),
+             DevicePolicy.Holder("a/c2", deviceId: "p2", platform: .mobile, since: 5)],
+            [DevicePolicy.Holder("a/c2", deviceId: "p2", platform: .mobile, since: 6),
+             DevicePolicy.Holder("b/c1", deviceId: "p1", platform: .mobile, since: 5)],
+        ]
+        for holders in orders {
+            let oldest = try #require(holders.sorted().first)
+            let golden = DevicePolicyCase(name: "oldest of \(holders.map(\.id))", mobileLimit: 2, clientKickControl: false,
+                                          holders: holders, login: DevicePolicy.Login(deviceId: "p3", platform: .mobile),
+                                          displaced: [DevicePolicy.Displacement(oldest.id, .mobileLimit)])
+            #expect(golden.policy.decide(golden.login, holders: holders.sorted()) == golden.expected)
+            #expect(try redis.claim(golden).decision == golden.expected, "\(golden.name)")
+        }
+    }
 }
 
 /// A redis-server on a loopback port for one test, and a command connection on a loop.
@@ -80,14 +101,14 @@ private final class RedisServer {
         return answer
     }
 
-    /// Stores the case's holders (oldest first: `since` 1, 2, ...), runs the claim script
+    /// Stores the case's holders (their `since`, or else 1, 2, ... in order), runs the claim script
     /// for the newcomer, and reads back its reply and the user's devices.
     func claim(_ golden: DevicePolicyCase) throws -> (decision: DevicePolicy.Decision<String>, held: Set<String>) {
         _ = try command(["FLUSHALL"])
         for (index, holder) in golden.holders.enumerated() {
             let parts = holder.id.split(separator: "/").map(String.init)
             let device = ClusterDevice(uid: Self.uid, node: parts[0], connection: parts[1], deviceId: holder.deviceId,
-                                       platform: holder.platform, since: Double(index + 1))
+                                       platform: holder.platform, since: holder.since > 0 ? holder.since : Double(index + 1))
             _ = try command(["HSET", "mockchat:devices:\(Self.uid)", holder.id, ClusterEvent.storedValue(device)])
         }
         let parts = Self.newcomer.split(separator: "/").map(String.init)

@@ -45,7 +45,7 @@ package enum ClusterScripts {
     /// ARGV: uid, field, device JSON, add message, deviceId, platform, mobile limit,
     /// refuse (`1`: refuse rather than kick), now. The device policy for the whole
     /// cluster, decided in one step by ``DevicePolicy/lua`` over the user's other
-    /// devices, oldest first (``ClusterDevice/isOlder(than:)``). When refused, stores
+    /// devices, oldest first (`older`, the holders' `<`). When refused, stores
     /// nothing and returns 0; otherwise stores and announces the device, then kicks and
     /// removes each displaced one, and returns them: `{field, reason, ...}`.
     package static let claim = RedisScript(publish + "\n" + drop + "\n" + store + "\n" + DevicePolicy.lua + "\n" + """
@@ -58,7 +58,7 @@ package enum ClusterScripts {
             others[#others + 1] = {id = entries[i], deviceId = other.deviceId, platform = other.platform, since = other.since}
           end
         end
-        table.sort(others, function(x, y) return x.since < y.since or (x.since == y.since and x.id < y.id) end)
+        table.sort(others, older)
         local displaced = decide(others, deviceId, platform, tonumber(ARGV[7]), ARGV[8] == '1')
         if not displaced then return 0 end
         store(uid, field, ARGV[3], ARGV[4])

@@ -23,10 +23,9 @@ public struct ClusterDevice: Sendable, Equatable, Hashable {
     /// The Redis hash field naming this device: `node/connection`.
     public var field: String { node + "/" + connection }
 
-    /// The cluster's order of age, the one the claim script sorts by: the earlier
-    /// login, then the lower field.
-    public func isOlder(than other: ClusterDevice) -> Bool {
-        since < other.since || (since == other.since && field < other.field)
+    /// This device as the device policy sees it, named by its field.
+    public var holder: DevicePolicy.Holder<String> {
+        DevicePolicy.Holder(field, deviceId: deviceId, platform: platform, since: since)
     }
 }
 

@@ -107,14 +107,13 @@ extension PresenceEngine {
 
 extension PresenceEngine {
     /// The device policy over the devices of every node this node knows of, oldest
-    /// first as Redis orders them (``ClusterDevice/isOlder(than:)``), so a node displaces
+    /// first as Redis orders them (the holders' `<`, the claim script's `older`), so a node displaces
     /// its own devices exactly when Redis would; the others' are left to Redis, which
     /// decides again on its own copy (``DevicePolicy/lua``). O(the user's devices).
     func clusterDecision(_ login: DevicePolicy.Login, policy: DevicePolicy,
                          uid: String) -> DevicePolicy.Decision<ConnectionID> {
         guard let cluster else { return .admitted(displacing: []) }
-        let devices = (localClusterDevices(of: uid) + cluster.remote(uid)).sorted { $0.isOlder(than: $1) }
-        let holders = devices.map { DevicePolicy.Holder($0.field, deviceId: $0.deviceId, platform: $0.platform) }
+        let holders = (localClusterDevices(of: uid) + cluster.remote(uid)).map(\.holder).sorted()
         guard case .admitted(let displaced) = policy.decide(login, holders: holders) else { return .refused }
         let prefix = cluster.node + "/"
         return .admitted(displacing: displaced.compactMap { displacement in
