@@ -26,20 +26,14 @@ import Testing
     }
 
     @Test func aBadFaultBodyFailsTheStepWithTheServersMessage() throws {
-        let bad = try Self.scenario("""
-              - client: a
-              - a.init: {}
-              - a.login: alice
+        let bad = try Self.loggedIn("""
               - server.fault: { fault: link, uid: alice, delayMs: 10, speed: 3 }
             """)
         let result = Package.runner().run(bad)
         #expect(result.verdict == .failed)
         #expect(result.message?.contains("unknown field 'speed' for fault link") == true, "\(result.message ?? "")")
 
-        let expected = try Self.scenario("""
-              - client: a
-              - a.init: {}
-              - a.login: alice
+        let expected = try Self.loggedIn("""
               - server.push: { uid: ghost, frame: hello }
                 expect_status: 404
               - server.fault: { fault: link, uid: alice, delayMs: 10, jitterMs: 20 }
@@ -50,25 +44,38 @@ import Testing
         #expect(passed.verdict == .passed, "\(passed.message ?? "")")
     }
 
-    @Test func aWrongExpectationAboutAPushFails() throws {
-        let wrong = try Self.scenario("""
+    /// Steps after alice's client has logged in.
+    static func loggedIn(_ steps: String) throws -> Scenario {
+        try scenario("""
               - client: a
               - a.init: {}
               - a.login: alice
+            \(steps)
+            """)
+    }
+
+    /// A wrong expectation after a fault step fails the run, naming what it expected: the
+    /// step's effect is checked, not assumed.
+    @Test(arguments: [
+        (name: "a push's close is 1011, not 4000", steps: """
               - server.push: { uid: alice, close: { code: 1011 } }
               - advance: 1s
               - expect: { server.closed: { uid: alice, by: server, code: 4000 } }
-            """)
-        let result = Package.runner().run(wrong)
-        #expect(result.verdict == .failed)
-        #expect(result.message?.contains("server.closed") == true)
+            """, names: "server.closed"),
+        (name: "a silent session does not outlive its heartbeat", steps: """
+              - server.fault: { fault: silence, uid: alice }
+              - advance: 31s
+              - expect: { server.online: [alice] }
+            """, names: "server.online"),
+    ])
+    func aWrongExpectationAfterAFaultStepFails(_ name: String, steps: String, names: String) throws {
+        let result = Package.runner().run(try Self.loggedIn(steps))
+        #expect(result.verdict == .failed, "\(name)")
+        #expect(result.message?.contains(names) == true, "\(name): \(result.message ?? "")")
     }
 
     @Test func aSilenceStepLetsTheServersHeartbeatEndTheSessionAndItsLiftResetsIt() throws {
-        let silent = try Self.scenario("""
-              - client: a
-              - a.init: {}
-              - a.login: alice
+        let silent = try Self.loggedIn("""
               - server.fault: { fault: silence, uid: alice }
               - advance: 29s
               - expect: { server.online: [alice] }
@@ -82,16 +89,6 @@ import Testing
         // After the lift the SDK's own reconnect, whose login was held, logs alice in again.
         #expect(result.verdict == .passed, "\(result.message ?? "")")
         #expect(String(decoding: result.trace, as: UTF8.self).contains("silence: close 4002 not delivered"))
-        // The same steps with a wrong expectation fail: the session outlives its heartbeat only without the fault.
-        let wrong = try Self.scenario("""
-              - client: a
-              - a.init: {}
-              - a.login: alice
-              - server.fault: { fault: silence, uid: alice }
-              - advance: 31s
-              - expect: { server.online: [alice] }
-            """)
-        #expect(Package.runner().run(wrong).verdict == .failed)
     }
 
     @Test func pushTakesAMapping() {
