@@ -55,6 +55,11 @@ public enum BoundedNumber {
         Instant(milliseconds: try milliseconds(seconds: seconds, field, in: 0...latestSeconds))
     }
 
+    /// An instant given as Unix milliseconds (a driver's clock), from the epoch to ``latestSeconds``.
+    public static func instant(milliseconds: Int64, _ field: String) throws(BoundedNumberError) -> Instant {
+        Instant(milliseconds: try check(milliseconds, field, in: 0...Int64(latestSeconds) * 1000, unit: "Unix milliseconds"))
+    }
+
     private static func failure(_ field: String, _ value: Double, _ range: ClosedRange<Double>,
                                 _ unit: String) -> BoundedNumberError {
         BoundedNumberError(field: field, value: text(value), range: text(range.lowerBound) + " to " + text(range.upperBound), unit: unit)

@@ -51,11 +51,20 @@ public final class MockChatTestServer: @unchecked Sendable {
             let server: ChatServer
             do {
                 loop = try EventLoop(clockMode: clock == .virtual ? .virtual(start: .virtualEpoch) : .system)
+            } catch {
+                outcome = .failure(error)
+                started.signal()
+                stopped.signal()
+                return
+            }
+            do {
                 var configuration = ChatServer.Configuration()
                 configuration.address = SocketAddress(host: "127.0.0.1", port: 0)
                 server = try ChatServer(loop: loop, configuration: configuration, directory: fixtureSet.directory,
                                         settings: fixtureSet.settings, trace: TraceLog())
             } catch {
+                // No listener (descriptors ran out): the loop is closed, not released open.
+                _ = loop.shutdown()
                 outcome = .failure(error)
                 started.signal()
                 stopped.signal()

@@ -6,6 +6,9 @@ import MockChatCore
 
 /// `mockchat bench`: a load generator for a running server, on its own loop and process.
 struct BenchCommand: ParsableCommand {
+    /// The longest a bench phase may be asked to last: a day, in seconds.
+    static let longest = 86_400.0
+
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Load a running server and report latency, throughput, memory and presence delivery.",
@@ -122,6 +125,16 @@ struct BenchPing: ParsableCommand {
     @Option(help: "The user the connections log in as (desktop devices).")
     var uid = "alice"
 
+    func validate() throws {
+        try checkFlags { () throws(BoundedNumberError) in
+            _ = try BoundedNumber.check(connections, "--connections", in: 1...1_000_000, unit: "connections")
+            _ = try BoundedNumber.check(rate, "--rate", in: 0...100_000_000, unit: "pings per second")
+            _ = try BoundedNumber.check(pipeline, "--pipeline", in: 1...10_000, unit: "pings")
+            _ = try BoundedNumber.check(duration, "--duration", in: 0.001...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(warmup, "--warmup", in: 0...BenchCommand.longest, unit: "seconds")
+        }
+    }
+
     func run() throws {
         var options = PingBench.Options()
         options.connections = connections
@@ -167,6 +180,18 @@ struct BenchIdle: ParsableCommand {
 
     @Flag(help: "Run as one worker of a multi-process ramp (prints one JSON line, holds until SIGTERM).")
     var worker = false
+
+    func validate() throws {
+        try checkFlags { () throws(BoundedNumberError) in
+            _ = try BoundedNumber.check(connections, "--connections", in: 1...10_000_000, unit: "connections")
+            _ = try BoundedNumber.check(processes, "--processes", in: 1...1_024, unit: "processes")
+            _ = try BoundedNumber.check(hold, "--hold", in: 0...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(users, "--users", in: 0...10_000_000, unit: "users")
+            _ = try BoundedNumber.check(connectConcurrency, "--connect-concurrency", in: 1...1_000_000, unit: "connections")
+            _ = try BoundedNumber.check(keepalive, "--keepalive", in: 1...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(firstIndex, "--first-index", in: 0...10_000_000, unit: "connections")
+        }
+    }
 
     func run() throws {
         var options = IdleBench.Options()
@@ -251,6 +276,15 @@ struct BenchPresence: ParsableCommand {
     @Option(help: "Seconds of churn.")
     var duration: Double = 10
 
+    func validate() throws {
+        try checkFlags { () throws(BoundedNumberError) in
+            _ = try BoundedNumber.check(subscribers, "--subscribers", in: 0...1_000_000, unit: "connections")
+            _ = try BoundedNumber.check(users, "--users", in: 1...1_000_000, unit: "users")
+            _ = try BoundedNumber.check(churn, "--churn", in: 0.001...10_000_000, unit: "transitions per second")
+            _ = try BoundedNumber.check(duration, "--duration", in: 0.001...BenchCommand.longest, unit: "seconds")
+        }
+    }
+
     @Flag(inversion: .prefixedNo, help: "Load the run's own users with POST /control/fixtures first (skip for servers that take any uid).")
     var loadFixtures = true
 
@@ -285,10 +319,10 @@ struct BenchReconnect: ParsableCommand {
     var loadFixtures = true
 
     func validate() throws {
-        do throws(BoundedNumberError) {
+        try checkFlags { () throws(BoundedNumberError) in
+            _ = try BoundedNumber.check(users, "--users", in: 1...1_000_000, unit: "users")
+            _ = try BoundedNumber.check(connectConcurrency ?? 1, "--connect-concurrency", in: 1...1_000_000, unit: "connections")
             _ = try BoundedNumber.check(timeout, "--timeout", in: 1...3600, unit: "seconds")
-        } catch {
-            throw ValidationError(error.description)
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MockChatCore
 import ConformanceHarness
 
 /// The driver flags `mockchat test` and `mockchat fuzz` share (docs/DRIVER.md): which
@@ -58,7 +59,12 @@ struct DriverTimeoutOption: ParsableArguments {
     @Option(help: "Seconds a driver has to answer each request (default 10).")
     var driverTimeout: Double = 10
 
+    /// The longest a driver may take for one request: a day.
+    static let longest = 86_400.0
+
     func validate() throws {
-        guard driverTimeout > 0 else { throw ValidationError("--driver-timeout must be positive") }
+        try checkFlags { () throws(BoundedNumberError) in
+            _ = try BoundedNumber.check(driverTimeout, "--driver-timeout", in: 0.001...Self.longest, unit: "seconds")
+        }
     }
 }

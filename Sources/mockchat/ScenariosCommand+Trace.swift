@@ -1,4 +1,5 @@
 import ArgumentParser
+import MockChatCore
 import ChatProtocol
 import ConformanceHarness
 import Dispatch
@@ -63,6 +64,12 @@ extension ScenariosCommand {
 
         @Option(help: "Wall-clock seconds the search may take; the smallest scenario so far is kept.")
         var budget: Double = 120
+
+        func validate() throws {
+            try checkFlags { () throws(BoundedNumberError) in
+                _ = try BoundedNumber.check(budget, "--budget", in: 0.001...86_400, unit: "seconds")
+            }
+        }
 
         func run() throws {
             let observation: JSONValue

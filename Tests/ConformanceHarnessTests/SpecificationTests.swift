@@ -2,6 +2,7 @@
 import ChatProtocol
 import Foundation
 import MockChatTestSupport
+import MockChatCore
 import Testing
 
 /// The manifest is checked against the rule book, `$...` numbers follow declared values,
@@ -83,6 +84,37 @@ import Testing
         #expect(try value("$keepAliveInterval * 2", declared) == 50)
         #expect(throws: ScenarioError.self) { try value("$keepAliveIntervall") }
         #expect(throws: ScenarioError.self) { try value("$keepAliveInterval +") }
+    }
+
+    /// A retry number is checked before it becomes an integer: `$backoffTotal(1e40)`
+    /// trapped (Double to Int), `$backoffTimes(0, 300000000)` ran for minutes.
+    @Test func aRetryNumberOutOfRangeIsAnErrorNamingTheExpression() throws {
+        let values = ParameterValues(ruleBook: .embedded, profile: "cometchat-ios")
+        func value(_ text: String) throws -> JSONValue {
+            try values.substitute(.string(text), path: []) { message, _ in ScenarioError(message) }.value
+        }
+        func problem(_ text: String) -> String? {
+            do {
+                _ = try values.substitute(.string(text), path: []) { message, _ in ScenarioError(message) }
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        let huge = String(repeating: "9", count: 40)
+        #expect(problem("$backoffTotal(\(huge))")?
+            .contains("n in $backoffTotal(\(huge)) (backoffTotal(n)) must be a number from 0 to 10000 retries, not 1e+40") == true)
+        #expect(problem("$backoff(0 - \(huge))")?.contains("(backoff(n)) must be a number from 0 to 10000 retries, not -1e+40") == true)
+        #expect(problem("$backoffTotal(10000.5 + 0.1)")?.contains("not 10000.6") == true)
+        let longest = 10_000
+        let started = Stopwatch()
+        func list(_ count: Int) throws -> JSONValue {
+            try values.substitute(["at": [.string("$backoffTimes(0, \(count))")]], path: []) { message, _ in ScenarioError(message) }.value
+        }
+        #expect(throws: ScenarioError.self) { try list(300_000_000) }
+        #expect(try list(longest)["at"]?.arrayValue?.count == longest)
+        #expect(started.elapsedSeconds < 5, "the longest list is built in linear time")
+        #expect(try value("$backoffTotal(10000)") == list(longest)["at"]?.arrayValue?.last)
     }
 
     @Test func anUnknownParameterInAScenarioIsALoadError() {

@@ -58,7 +58,7 @@ final class DriverClient: ScenarioClient {
     /// One event for this client.
     func receive(_ event: JSONValue) throws(ScenarioError) {
         guard let at = event["at"]?.intValue else { throw ScenarioError("sent an event without 'at': \(event)") }
-        let time = Instant(milliseconds: at)
+        let time = try DriverLink.instant(at, "an event's 'at'")
         switch event["event"]?.stringValue {
         case "socketOpening":
             observations.append(Observation(time: time, isAttempt: true))

@@ -94,8 +94,10 @@ final class DriverLink {
             throw ScenarioError("driver \(channel.label) refused \(doing): \(code): \(text)")
         }
         if let state = reply["state"], let now = state["now"]?.intValue {
-            self.now = Instant(milliseconds: now)
-            nextDeadline = state["nextDeadline"]?.intValue.map { Instant(milliseconds: $0) }
+            self.now = try Self.instant(now, "state.now")
+            nextDeadline = try state["nextDeadline"]?.intValue.map { value throws(ScenarioError) in
+                try Self.instant(value, "state.nextDeadline")
+            }
             sockets = (state["sockets"]?.arrayValue ?? []).map { socket in
                 SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: socket["state"]?.stringValue != "opening",
                             sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0))
@@ -184,6 +186,16 @@ final class DriverLink {
     private static func excerpt(_ text: String) -> String {
         let short = text.count > 120 ? text.prefix(120) + "..." : Substring(text)
         return "\"\(short)\""
+    }
+
+    /// An instant a driver wrote (Unix milliseconds), checked before the harness's clock
+    /// does arithmetic with it.
+    static func instant(_ milliseconds: Int64, _ field: String) throws(ScenarioError) -> Instant {
+        do throws(BoundedNumberError) {
+            return try BoundedNumber.instant(milliseconds: milliseconds, field)
+        } catch {
+            throw ScenarioError("the driver's \(error)")
+        }
     }
 
     private static func seconds(_ value: Double) -> String {

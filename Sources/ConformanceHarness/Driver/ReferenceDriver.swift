@@ -110,11 +110,12 @@ public final class ReferenceDriver {
         path = message["server"]?["path"]?.stringValue ?? "/v1/ws"
         let virtual = message["clock"]?["mode"]?.stringValue != "system"
         let milliseconds = message["clock"]?["now"]?.intValue ?? Instant.virtualEpoch.milliseconds
-        guard (0...Int64(BoundedNumber.latestSeconds) * 1000).contains(milliseconds) else {
-            return .failure(.badArguments("clock.now must be Unix milliseconds from 0 to \(Int64(BoundedNumber.latestSeconds) * 1000), "
-                + "not \(milliseconds)"))
+        let now: Instant
+        do throws(BoundedNumberError) {
+            now = try BoundedNumber.instant(milliseconds: milliseconds, "clock.now")
+        } catch {
+            return .failure(.badArguments(error.description))
         }
-        let now = Instant(milliseconds: milliseconds)
         do {
             waker.close()
             loop.shutdown()

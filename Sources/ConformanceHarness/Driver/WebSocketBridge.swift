@@ -44,6 +44,11 @@ public final class WebSocketBridge: Sendable {
                 let value = try setUp(loop, bridge)
                 outcome.withLock { $0 = .success(value) }
             } catch {
+                // A bridge that could not start (a port in use) closes its loop before the
+                // caller hears of it: a loop released without shutdown() traps.
+                bridge.state.withLock { $0.waker = nil }
+                waker.close()
+                loop.shutdown()
                 outcome.withLock { $0 = .failure(error) }
                 ready.signal()
                 return

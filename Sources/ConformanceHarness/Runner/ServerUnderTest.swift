@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import Foundation
+import MockChatCore
 import MockChatServer
 import WireKit
 
@@ -49,6 +50,16 @@ final class InProcessServer: ServerUnderTest {
     let traceOrigin: Double
 
     let isInProcess = true
+
+    /// An instant in a settle answer of the server under test (Unix seconds), checked
+    /// before it is converted: a server that answers 1e308 is named, not a crash.
+    private static func instant(_ value: JSONValue?, _ field: String) throws(ScenarioError) -> Instant {
+        do throws(BoundedNumberError) {
+            return try BoundedNumber.instant(seconds: value?.doubleValue ?? 0, "the server's '\(field)'")
+        } catch {
+            throw ScenarioError("POST /control/settle: \(error)")
+        }
+    }
 
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
         var bytes: [UInt8] = []
@@ -107,8 +118,18 @@ final class RemoteServer: ServerUnderTest {
         // a trace that may hold the entries of every earlier scenario.
         let state = try settleState()
         traceStart = state["traceSeq"]?.intValue.map(Int.init) ?? 0
-        traceOrigin = state["now"]?.doubleValue ?? 0
-        remoteNow = Instant(seconds: traceOrigin)
+        remoteNow = try Self.instant(state["now"], "now")
+        traceOrigin = remoteNow.seconds
+    }
+
+    /// An instant in a settle answer of the server under test (Unix seconds), checked
+    /// before it is converted: a server that answers 1e308 is named, not a crash.
+    private static func instant(_ value: JSONValue?, _ field: String) throws(ScenarioError) -> Instant {
+        do throws(BoundedNumberError) {
+            return try BoundedNumber.instant(seconds: value?.doubleValue ?? 0, "the server's '\(field)'")
+        } catch {
+            throw ScenarioError("POST /control/settle: \(error)")
+        }
     }
 
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
@@ -137,7 +158,8 @@ final class RemoteServer: ServerUnderTest {
 
     func sessionCounts() throws(ScenarioError) -> [SocketCount] {
         let state = try settleState()
-        remoteDeadline = state["nextDeadline"]?.doubleValue.map { Instant(seconds: $0) }
+        remoteDeadline = state["nextDeadline"] == nil || state["nextDeadline"] == .null
+            ? nil : try Self.instant(state["nextDeadline"], "nextDeadline")
         return (state["sockets"]?.arrayValue ?? []).map { socket in
             SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: true,
                         sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0),

@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 
 /// A number of a scenario written in terms of the rule book's parameters
 /// (docs/SPECIFICATION.md, "Parameters in scenarios"): any string that starts with `$`.
@@ -64,9 +65,10 @@ public struct ParameterExpression: Sendable {
             return (value, false)
         }
         if case .call("backoffTimes", let arguments) = root {
-            let from = try number(arguments[0], lookup), count = try number(arguments[1], lookup)
+            let from = try number(arguments[0], lookup)
+            let count = try retries(try number(arguments[1], lookup), "backoffTimes(from, n)")
             let table = try Self.table(lookup)
-            let times = (1...max(1, Int(count))).map { from + table.total($0) }
+            let times = (1...max(1, count)).map { from + table.total($0) }
             return (.array(times.map(Self.json)), true)
         }
         return (Self.json(try number(root, lookup)), false)
@@ -81,7 +83,7 @@ public struct ParameterExpression: Sendable {
             return number
         case .call(let name, let arguments):
             let table = try Self.table(lookup)
-            let n = Int(try number(arguments[0], lookup))
+            let n = try retries(try number(arguments[0], lookup), "\(name)(n)")
             switch name {
             case "backoff": return table.delay(n)
             case "backoffTotal": return table.total(n)
@@ -100,6 +102,20 @@ public struct ParameterExpression: Sendable {
         }
     }
 
+    /// The most retries a backoff function counts: far more than any scenario waits for,
+    /// and few enough that a list of them is quick to build.
+    static let maxRetries = 10_000
+
+    /// A retry number written as a number of seconds would be: checked before it
+    /// becomes an `Int` (a count past ``maxRetries`` would trap or take minutes to list).
+    private func retries(_ value: Double, _ call: String) throws(ScenarioError) -> Int {
+        do throws(BoundedNumberError) {
+            return try BoundedNumber.integer(value, "n in $\(text) (\(call))", in: 0...Double(Self.maxRetries), unit: "retries")
+        } catch {
+            throw ScenarioError(error.description)
+        }
+    }
+
     /// A number as JSON: an integer when it is whole, so that `$x` and `10` read alike.
     static func json(_ value: Double) -> JSONValue {
         let rounded = (value * 1_000_000).rounded() / 1_000_000
@@ -112,7 +128,9 @@ public struct ParameterExpression: Sendable {
         var repeatEvery: Double
         /// The delay before retry `n` (1-based).
         func delay(_ n: Int) -> Double { n >= 1 && n <= steps.count ? steps[n - 1] : repeatEvery }
-        func total(_ n: Int) -> Double { n < 1 ? 0 : (1...n).reduce(0) { $0 + delay($1) } }
+        func total(_ n: Int) -> Double {
+            n < 1 ? 0 : steps.prefix(n).reduce(0, +) + Double(max(0, n - steps.count)) * repeatEvery
+        }
     }
 
     private static func table(_ lookup: (String) -> JSONValue?) throws(ScenarioError) -> Table {

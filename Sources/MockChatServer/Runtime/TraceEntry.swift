@@ -123,6 +123,12 @@ extension TraceLog.Entry: CustomStringConvertible {
         }
         guard let sequence = object["seq"]?.intValue else { throw FixtureError("a trace entry needs 'seq', an integer") }
         guard let seconds = object["t"]?.doubleValue else { throw FixtureError("a trace entry needs 't', a number") }
+        let time: Instant
+        do throws(BoundedNumberError) {
+            time = try BoundedNumber.instant(seconds: seconds, "a trace entry's 't'")
+        } catch {
+            throw FixtureError(error.description)
+        }
         guard let kind = try string("kind").flatMap(TraceLog.Kind.init(rawValue:)) else {
             throw FixtureError("a trace entry needs 'kind', one of \(TraceLog.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -138,7 +144,7 @@ extension TraceLog.Entry: CustomStringConvertible {
             }
             code = value
         }
-        self.init(sequence: Int(sequence), time: Instant(seconds: seconds), kind: kind, connection: connection,
+        self.init(sequence: Int(sequence), time: time, kind: kind, connection: connection,
                   uid: try string("uid"), deviceId: try string("device"), route: try string("route"), frame: object["frame"],
                   text: try string("text"), code: code)
     }
