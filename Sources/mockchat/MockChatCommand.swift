@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConformanceHarness
 import EventLoop
 import MockChatCore
 
@@ -20,7 +21,11 @@ struct MockChatCommand: ParsableCommand {
     static func main() {
         // `serve` ends on SIGINT/SIGTERM through its watcher; one that arrives before the
         // watcher exists must wait for it rather than kill the process without 1001 closes.
-        if CommandLine.arguments.dropFirst().first == "serve" { SignalWatcher.block(ServeCommand.stopSignals) }
+        let command = CommandLine.arguments.dropFirst().first
+        if command == "serve" { SignalWatcher.block(ServeCommand.stopSignals) }
+        // The commands that start drivers take SIGINT, SIGTERM and SIGHUP from here on (the
+        // signals blocked before any thread exists), and end every driver before exiting.
+        if ["test", "fuzz", "matrix"].contains(command) { DriverProcessGroups.endAllOnInterrupt() }
         main(nil)
     }
 }

@@ -100,4 +100,54 @@ import Glibc
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
         #expect(run.running == [], "left running after Ctrl-C: \(run.running)")
     }
+    /// A driver starts with an empty signal mask and SIGHUP, SIGINT, SIGPIPE and SIGTERM at
+    /// their default action, whatever the harness blocks or ignores for itself, so the
+    /// SIGTERM of an interrupted run ends it at once. Fails before this change: the drivers
+    /// ignored all four (inherited from the harness's handler), and only the SIGKILL 2 s
+    /// later ended them.
+    @Test func aDriverStartsWithDefaultSignalsAndAnInterruptEndsItAtOnce() throws {
+        let run = try Run(count: 2)
+        defer { run.cleanUp() }
+        let process = try run.start(driver: "echo $$ >> \"$MOCKCHAT_TEST_PIDS\"; exec sleep 600",
+                                    arguments: ["--driver-timeout", "120"])
+        let deadline = Date().addingTimeInterval(30)
+        // The first driver never says hello: the handshake waits for it (up to 120 s).
+        while run.written.isEmpty || !run.written.allSatisfy(Self.isSleeping), Date() < deadline { usleep(20_000) }
+        #expect(!run.written.isEmpty, "the driver did not start")
+        // Bit n-1 stands for signal n in /proc's masks.
+        let watched = [SIGHUP, SIGINT, SIGPIPE, SIGTERM].reduce(UInt64(0)) { $0 | 1 << UInt64($1 - 1) }
+        for pid in run.written {
+            let masks = Self.signalMasks(pid)
+            #expect(masks["SigBlk"].map { $0 & watched } == 0, "driver \(pid) blocks \(String(masks["SigBlk"] ?? 0, radix: 16))")
+            #expect(masks["SigIgn"].map { $0 & watched } == 0, "driver \(pid) ignores \(String(masks["SigIgn"] ?? 0, radix: 16))")
+        }
+        let interrupted = Date()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(interrupted)
+        print("driver processes: SIGINT to exit \(String(format: "%.2f", seconds)) s, \(run.running.count) left")
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT,
+                "\(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+        #expect(run.running == [], "left running after Ctrl-C: \(run.running)")
+        #expect(seconds < DriverProcessGroups.graceSeconds, "the drivers waited for the SIGKILL: \(seconds) s")
+    }
+
+    /// Whether `pid` runs `sleep` (the driver's shell has exec'd it).
+    static func isSleeping(_ pid: pid_t) -> Bool {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("sleep") == true
+    }
+
+    /// The hexadecimal signal masks of /proc/PID/status (SigBlk, SigIgn, ...).
+    static func signalMasks(_ pid: pid_t) -> [String: UInt64] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        var masks: [String: UInt64] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("Sig") {
+            let parts = line.split(separator: ":")
+            if parts.count == 2, let value = UInt64(parts[1].trimmingCharacters(in: .whitespaces), radix: 16) {
+                masks[String(parts[0])] = value
+            }
+        }
+        return masks
+    }
 }
+

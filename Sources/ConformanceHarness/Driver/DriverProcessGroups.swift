@@ -36,8 +36,12 @@ public enum DriverProcessGroups {
     /// Called before the harness exits.
     /// A driver whose spawn has returned but is not yet registered is ended too: every
     /// child of this process that leads a group of its own is a driver.
+    /// Once an interrupt is being handled, the caller waits here for the handler to end
+    /// the process by the signal: a run that ends because its drivers went must not exit
+    /// first with a status of its own.
     public static func endAll(grace: Double = graceSeconds) {
         end(Array(Set(registered).union(childGroupLeaders())), grace: grace)
+        while interrupted.withLock({ $0 }) { sleep(60) }
     }
 
     /// Ends `group` without a grace period (a driver that misbehaved): SIGKILL at once.
@@ -94,34 +98,53 @@ public enum DriverProcessGroups {
         }
     }
 
+    /// The signals that interrupt a run: each ends every driver group first.
+    public static let interruptSignals = [SIGINT, SIGTERM, SIGHUP]
+
     /// Until the process exits: SIGINT, SIGTERM and SIGHUP end every driver group
     /// (drivers run in groups of their own, so a terminal's Ctrl-C does not reach them)
     /// and then end this process as the signal would have.
+    ///
+    /// The signals are blocked on the calling thread, and a signal source (a signalfd
+    /// under libdispatch) takes them while pending. Call it first thing in `main`, before
+    /// any other thread exists: threads inherit the mask, so no thread can take a signal
+    /// in its place, and one that arrives before the source exists waits for it. A driver
+    /// starts with an empty mask and these signals (and SIGPIPE) at their default action
+    /// (``StdioDriverChannel``), so the harness's own handling never reaches it.
     public static func endAllOnInterrupt() {
         installed.withLock { installed in
             guard !installed else { return }
             installed = true
-            for number in [SIGINT, SIGTERM, SIGHUP] {
-                signal(number, SIG_IGN)
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            for number in interruptSignals { sigaddset(&blocked, number) }
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            for number in interruptSignals {
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    endAll()
-                    // As the signal would have, even where it is blocked; else as a shell reports it.
-                    signal(number, SIG_DFL)
-                    var set = sigset_t()
-                    sigemptyset(&set)
-                    sigaddset(&set, number)
-                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
-                    raise(number)
-                    exit(128 + number)
-                }
+                source.setEventHandler { endAllAndDie(of: number) }
                 source.resume()
                 sources.append(source)
             }
         }
     }
 
+    /// Ends every driver group, then this process with `number` at its default action
+    /// (so a shell reports the signal), from the source's thread.
+    private static func endAllAndDie(of number: Int32) -> Never {
+        interrupted.withLock { $0 = true }
+        end(Array(Set(registered).union(childGroupLeaders())), grace: graceSeconds)
+        signal(number, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(number)
+        exit(128 + number)
+    }
+
     private static let installed = Mutex(false)
+    /// Set when an interrupt's handler has begun.
+    private static let interrupted = Mutex(false)
     /// Kept alive for the life of the process; changed only under `installed`.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 }
