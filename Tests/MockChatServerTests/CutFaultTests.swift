@@ -14,7 +14,7 @@ struct CutFaultTests {
         let alice = try f.loggedIn("alice", device: "a")
         let bob = try f.loggedIn("bob", device: "b")
         let set = f.now
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"cut","uid":"alice","afterMs":5000}"#).json?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"cut","uid":"alice","afterMs":5000}"#)?["affected"] == 1)
         f.advance(seconds: 4.999)
         #expect(!alice.isClosed)
         f.advance(milliseconds: 1)
@@ -22,7 +22,7 @@ struct CutFaultTests {
         #expect(alice.closeInfo?.abnormal == "stream failed: ECONNRESET" && alice.closedAt == set.advanced(by: 5_000))
         #expect(bob.presence.last?.event == "user.offline")
 
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"cut","uid":"carol","afterBytes":200,"how":"end"}"#).status == 200)
+        try f.fault(#"{"fault":"cut","uid":"carol","afterBytes":200,"how":"end"}"#)
         let carol = try f.loggedIn("carol", device: "c")
         var pongs = 0
         while !carol.isClosed, pongs < 50 {
@@ -38,13 +38,13 @@ struct CutFaultTests {
     @Test func aCutBySilenceLeavesTheSocketOpenAndSilent() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"cut","uid":"alice","afterMs":1000,"how":"silence"}"#).status == 200)
+        try f.fault(#"{"fault":"cut","uid":"alice","afterMs":1000,"how":"silence"}"#)
         f.advance(seconds: 1)
-        #expect(try f.control("GET", "/control/faults").json?["silences"]?.arrayValue?.first?["connection"] == "c1")
+        #expect(try f.faults()?["silences"]?.arrayValue?.first?["connection"] == "c1")
         let ping = alice.send("ping")
         f.settle()
         #expect(alice.reply(to: ping) == nil && !alice.isClosed)
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"cut","afterMs":0}"#).status == 200)
+        try f.fault(#"{"fault":"cut","afterMs":0}"#)
         #expect(try f.control("POST", "/control/faults", body: #"{"fault":"cut","afterBytes":5,"afterMs":5}"#).json?["error"]
                 == "cut needs exactly one of 'afterBytes' (text-frame bytes both ways) and 'afterMs'")
         #expect(try f.control("POST", "/control/faults", body: #"{"fault":"cut","afterMs":5,"how":"fin"}"#).status == 400)

@@ -15,7 +15,7 @@ struct HeldFramesTests {
 
     static func link(_ f: ServerFixture, _ direction: String, delayMs: Int, uid: String = "alice") throws {
         let body = #"{"fault":"link","uid":"\#(uid)","direction":"\#(direction)","delayMs":\#(delayMs)}"#
-        #expect(try f.control("POST", "/control/faults", body: body).status == 200)
+        try f.fault(body)
     }
 
     @Test func heldFramesCountTowardTheSlowConsumerRule() throws {

@@ -9,11 +9,6 @@ import Testing
 /// real sockets on the virtual clock.
 @Suite("Selected frames")
 struct SelectedLinkTests {
-    static func fault(_ f: ServerFixture, _ body: String) throws {
-        let reply = try f.control("POST", "/control/faults", body: body)
-        #expect(reply.status == 200, "\(body): \(reply.json?["error"]?.stringValue ?? "")")
-    }
-
     /// What alice received, as `reply` or the event's name, in order of arrival.
     static func arrivals(_ client: TestClient) -> [String] {
         client.messages.map { $0.isEvent ? ($0.json["event"]?.stringValue ?? "?") : "reply" }
@@ -22,14 +17,14 @@ struct SelectedLinkTests {
     @Test func aHeldReplyArrivesAfterTheEventsSentMeanwhileWhenItsLinkIsRemoved() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
-        try Self.fault(f, #"{"fault":"link","uid":"alice","frames":{"reply":"users.get"},"hold":true}"#)
+        try f.fault(#"{"fault":"link","uid":"alice","frames":{"reply":"users.get"},"hold":true}"#)
         let asked = alice.send("users.get", ["uid": "bob"])
         f.settle()
         _ = try f.loggedIn("bob", device: "b")
         f.advance(seconds: 10)
         #expect(Self.arrivals(alice) == ["user.online"], "the reply is held, the event went past it")
         #expect(alice.request("ping") != nil, "other replies flow too")
-        try Self.fault(f, #"{"fault":"link","uid":"alice","frames":{"reply":"users.get"},"enabled":false}"#)
+        try f.fault(#"{"fault":"link","uid":"alice","frames":{"reply":"users.get"},"enabled":false}"#)
         f.settle()
         #expect(Self.arrivals(alice) == ["user.online", "reply", "reply"])
         #expect(alice.messages.last?.requestID == asked)
@@ -42,7 +37,7 @@ struct SelectedLinkTests {
     @Test func aDelayedReplyLeavesAtItsTimeWhileEventsGoPast() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
-        try Self.fault(f, #"{"fault":"link","uid":"alice","frames":{"reply":"users.get"},"delayMs":500,"times":1}"#)
+        try f.fault(#"{"fault":"link","uid":"alice","frames":{"reply":"users.get"},"delayMs":500,"times":1}"#)
         let sent = f.now
         let first = alice.send("users.get", ["uid": "bob"])
         f.settle()
@@ -53,14 +48,14 @@ struct SelectedLinkTests {
         #expect(Self.arrivals(alice) == ["user.online", "reply"])
         // `times: 1`: the next reply is not delayed, and the rule is gone.
         #expect(alice.request("users.get", ["uid": "bob"]) != nil)
-        #expect(try f.control("GET", "/control/faults").json?["links"] == [])
+        #expect(try f.faults()?["links"] == [])
     }
 
     @Test func eventsOfAKindAreDroppedOrDuplicatedAndTheDrawsRepeatForASeed() throws {
         func onlineEvents(_ link: String) throws -> Int {
             let f = try ServerFixture()
             let alice = try f.loggedIn("alice", device: "a")
-            try Self.fault(f, link)
+            try f.fault(link)
             for round in 0..<20 {
                 let bob = try f.loggedIn("bob", device: "b\(round)")
                 bob.close()
@@ -81,7 +76,7 @@ struct SelectedLinkTests {
     @Test func aRequestOfAnOpIsReadLateWhileLaterRequestsAreAnswered() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
-        try Self.fault(f, #"{"fault":"link","uid":"alice","direction":"in","frames":{"op":"users.get"},"delayMs":1000}"#)
+        try f.fault(#"{"fault":"link","uid":"alice","direction":"in","frames":{"op":"users.get"},"delayMs":1000}"#)
         let slow = alice.send("users.get", ["uid": "bob"])
         let ping = alice.send("ping")
         f.settle()

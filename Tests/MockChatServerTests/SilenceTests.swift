@@ -9,12 +9,6 @@ import Testing
 /// everything, measured over real sockets on the virtual clock.
 @Suite("Silence")
 struct SilenceTests {
-    static func fault(_ f: ServerFixture, _ body: String) throws -> JSONValue? {
-        let reply = try f.control("POST", "/control/faults", body: body)
-        #expect(reply.status == 200, "\(body): \(reply.json?["error"]?.stringValue ?? "")")
-        return reply.json
-    }
-
     /// Alice (silenced) and bob (watching everybody), logged in.
     static func aliceAndBob() throws -> (ServerFixture, alice: TestClient, bob: TestClient) {
         let f = try ServerFixture()
@@ -27,7 +21,7 @@ struct SilenceTests {
     @Test func theServerExpiresASilentConnectionAtItsHeartbeatAndTheClientSeesNothing() throws {
         let (f, alice, bob) = try Self.aliceAndBob()
         let start = f.now
-        #expect(try Self.fault(f, #"{"fault":"silence","uid":"alice"}"#)?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"silence","uid":"alice"}"#)?["affected"] == 1)
         // What alice sends is held; what the server sends her does not arrive.
         let ping = alice.send("ping")
         f.settle()
@@ -48,16 +42,16 @@ struct SilenceTests {
         #expect(!alice.isClosed && alice.messages.isEmpty)
         #expect(f.server.sessionCount == 2, "the silent socket is still open")
         // Lifted: the server had given up on it, so the connection is reset.
-        #expect(try Self.fault(f, #"{"fault":"silence","uid":"alice","enabled":false}"#) != nil)
+        #expect(try f.fault(#"{"fault":"silence","uid":"alice","enabled":false}"#) != nil)
         #expect(f.loop.run(timeout: 5) { alice.isClosed })
         #expect(alice.closeInfo?.received == nil && alice.messages.isEmpty, "\(String(describing: alice.closeInfo))")
         #expect(f.server.sessionCount == 1)
-        #expect(try f.control("GET", "/control/faults").json?["silences"] == [])
+        #expect(try f.faults()?["silences"] == [])
     }
 
     @Test func whatTheClientDidMeanwhileIsAppliedInOrderWhenLifted() throws {
         let (f, alice, bob) = try Self.aliceAndBob()
-        #expect(try Self.fault(f, #"{"fault":"silence","deviceId":"alice-phone"}"#)?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"silence","deviceId":"alice-phone"}"#)?["affected"] == 1)
         let ping = alice.send("ping")
         f.settle()
         alice.close(code: 1000)
@@ -69,7 +63,7 @@ struct SilenceTests {
         #expect(try f.control("GET", "/control/presence").json?["online"] == ["alice", "bob"])
         #expect(!alice.isClosed, "the server's answer to the close is held too")
         let liftedAt = f.now
-        #expect(try Self.fault(f, #"{"fault":"silence","deviceId":"alice-phone","enabled":false}"#) != nil)
+        #expect(try f.fault(#"{"fault":"silence","deviceId":"alice-phone","enabled":false}"#) != nil)
         #expect(f.loop.run(timeout: 5) { alice.isClosed })
         f.settle()
         // The ping, then the close, each as of the lift.
@@ -84,12 +78,12 @@ struct SilenceTests {
 
     @Test func heldFramesFromTheServerArriveWhenLiftedAndTheSessionGoesOn() throws {
         let (f, alice, _) = try Self.aliceAndBob()
-        #expect(try Self.fault(f, #"{"fault":"silence","connection":"c1"}"#)?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"silence","connection":"c1"}"#)?["affected"] == 1)
         _ = try f.loggedIn("carol", device: "carol-desk")
         let ping = alice.send("ping")
         f.advance(seconds: 10)
         #expect(alice.messages.isEmpty)
-        #expect(try Self.fault(f, #"{"fault":"silence","connection":"c1","enabled":false}"#) != nil)
+        #expect(try f.fault(#"{"fault":"silence","connection":"c1","enabled":false}"#) != nil)
         f.settle()
         #expect(alice.presence.map(\.event) == ["user.online"], "carol's online, sent during the silence")
         #expect(alice.reply(to: ping) != nil, "the ping, processed at the lift")
@@ -99,14 +93,14 @@ struct SilenceTests {
     @Test func newAttemptsHangOrGoThroughAsTheFaultSays() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "alice-phone")
-        #expect(try Self.fault(f, #"{"fault":"silence"}"#)?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"silence"}"#)?["affected"] == 1)
         var outcome: Result<WebSocket, WebSocketClient.Failure>?
         WebSocketClient.connect(on: f.loop, to: f.server.address, path: "/v1/ws", seed: 99) { outcome = $0 }
         f.settle()
         f.advance(seconds: 30)
         #expect(outcome == nil, "the upgrade is never answered")
         #expect(f.server.trace.entries.contains { $0.text == "silence: upgrade held, not answered until the silence lifts" })
-        #expect(try f.control("DELETE", "/control/faults").status == 200)
+        try f.clearFaults()
         #expect(f.loop.run(timeout: 5) { outcome != nil })
         let late = TestClient(fixture: f, socket: try #require(try outcome?.get()))
         #expect(late.login(uid: "bob", device: "bob-desk")?.resultObject != nil)
@@ -115,7 +109,7 @@ struct SilenceTests {
         // An interface change: alice's old socket is silent, her new one works.
         let g = try ServerFixture()
         let old = try g.loggedIn("alice", device: "alice-phone")
-        #expect(try Self.fault(g, #"{"fault":"silence","uid":"alice","newConnections":"pass"}"#) != nil)
+        #expect(try g.fault(#"{"fault":"silence","uid":"alice","newConnections":"pass"}"#) != nil)
         let fresh = try g.loggedIn("alice", device: "alice-phone-2")
         #expect(fresh.request("ping") != nil)
         #expect(old.messages.isEmpty && !old.isClosed)
@@ -123,23 +117,23 @@ struct SilenceTests {
         // Hanging by uid: the new connection's login is never answered.
         let h = try ServerFixture()
         _ = try h.loggedIn("alice", device: "alice-phone")
-        #expect(try Self.fault(h, #"{"fault":"silence","uid":"alice"}"#) != nil)
+        #expect(try h.fault(#"{"fault":"silence","uid":"alice"}"#) != nil)
         let retry = try h.connect()
         #expect(retry.login(uid: "alice", device: "alice-phone") == nil)
         h.advance(seconds: 9)
         #expect(retry.messages.isEmpty && !retry.isClosed)
-        #expect(try Self.fault(h, #"{"fault":"silence","uid":"alice","enabled":false}"#) != nil)
+        #expect(try h.fault(#"{"fault":"silence","uid":"alice","enabled":false}"#) != nil)
         h.settle()
         #expect(retry.messages.first?.resultObject?["connectionId"] != nil, "answered when lifted")
     }
 
     @Test func aResetClearsASilenceAndEndsItsConnections() throws {
         let (f, alice, _) = try Self.aliceAndBob()
-        #expect(try Self.fault(f, #"{"fault":"silence","uid":"alice"}"#) != nil)
+        #expect(try f.fault(#"{"fault":"silence","uid":"alice"}"#) != nil)
         #expect(try f.control("POST", "/control/reset").status == 200)
         #expect(f.loop.run(timeout: 5) { alice.isClosed })
         #expect(alice.closeInfo?.received == nil, "no close frame reaches a silent client: its connection is reset")
-        #expect(try f.control("GET", "/control/faults").json?["silences"] == [])
+        #expect(try f.faults()?["silences"] == [])
         #expect(f.loop.run(timeout: 5) { f.server.sessionCount == 0 })
     }
 }

@@ -10,11 +10,6 @@ import WireKit
 /// upgrades are answered, measured over real sockets on the virtual clock.
 @Suite("Upgrade fault")
 struct UpgradeFaultTests {
-    static func fault(_ f: ServerFixture, _ body: String) throws {
-        let reply = try f.control("POST", "/control/faults", body: body)
-        #expect(reply.status == 200, "\(body): \(reply.json?["error"]?.stringValue ?? "")")
-    }
-
     /// One upgrade attempt on a raw connection, once the server has answered, reset
     /// or (after `wait`) not answered it.
     static func attempt(_ f: ServerFixture) throws -> RawConnection {
@@ -27,7 +22,7 @@ struct UpgradeFaultTests {
 
     @Test func aStatusWithRetryAfterAndBodyThenUpgradesGoThroughAgain() throws {
         let f = try ServerFixture()
-        try Self.fault(f, #"{"fault":"upgrade","status":503,"retryAfter":5,"body":"maintenance\n","times":2}"#)
+        try f.fault(#"{"fault":"upgrade","status":503,"retryAfter":5,"body":"maintenance\n","times":2}"#)
         for _ in 0..<2 {
             let raw = try Self.attempt(f)
             #expect(raw.reply?.status == 503)
@@ -36,8 +31,8 @@ struct UpgradeFaultTests {
             #expect(raw.isClosed)
         }
         #expect(try Self.attempt(f).reply?.status == 101, "times: 2 answered two attempts")
-        #expect(try f.control("GET", "/control/faults").json?["upgrade"] == .null)
-        try Self.fault(f, #"{"fault":"upgrade","status":401}"#)
+        #expect(try f.faults()?["upgrade"] == .null)
+        try f.fault(#"{"fault":"upgrade","status":401}"#)
         let refused = try Self.attempt(f)
         #expect(refused.reply?.status == 401 && refused.reply?.json?["error"] == "upgrade refused by a fault")
         #expect(f.server.trace.entries.contains { $0.kind == .fault && $0.text == "upgrade: attempt 1 answered 401" })
@@ -45,14 +40,14 @@ struct UpgradeFaultTests {
 
     @Test func resetAndNeverAreTheTwoWaysNotToAnswer() throws {
         let f = try ServerFixture()
-        try Self.fault(f, #"{"fault":"upgrade","answer":"reset"}"#)
+        try f.fault(#"{"fault":"upgrade","answer":"reset"}"#)
         let reset = try Self.attempt(f)
         #expect(reset.reply == nil && reset.endError?.name == "ECONNRESET", "\(String(describing: reset.endError))")
-        try Self.fault(f, #"{"fault":"upgrade","answer":"never"}"#)
+        try f.fault(#"{"fault":"upgrade","answer":"never"}"#)
         let hung = try Self.attempt(f)
         f.advance(seconds: 60)
         #expect(hung.received.isEmpty && !hung.isClosed, "no answer, no close, past the 10 s handshake deadline")
-        #expect(try f.control("DELETE", "/control/faults").status == 200)
+        try f.clearFaults()
         #expect(f.loop.run(timeout: 5) { hung.isClosed })
         #expect(hung.received.isEmpty && hung.endError?.name == "ECONNRESET", "cleared: the held upgrade is reset")
         #expect(try Self.attempt(f).reply?.status == 101)
@@ -60,13 +55,13 @@ struct UpgradeFaultTests {
 
     @Test func theNthAttemptOrASeededShare() throws {
         let f = try ServerFixture()
-        try Self.fault(f, #"{"fault":"upgrade","status":429,"attempt":2}"#)
+        try f.fault(#"{"fault":"upgrade","status":429,"attempt":2}"#)
         let statuses = try (0..<3).map { _ in try Self.attempt(f).reply?.status }
         #expect(statuses == [101, 429, 101])
 
         func refused(seed: Int) throws -> [Int] {
             let g = try ServerFixture()
-            try Self.fault(g, #"{"fault":"upgrade","status":500,"sharePercent":30,"seed":\#(seed)}"#)
+            try g.fault(#"{"fault":"upgrade","status":500,"sharePercent":30,"seed":\#(seed)}"#)
             return try (0..<20).filter { _ in try Self.attempt(g).reply?.status == 500 }
         }
         let first = try refused(seed: 4)
