@@ -15,8 +15,7 @@ import MockChatCore
 public struct ModelFuzzer: Sendable {
     /// The campaign's options (``FuzzCampaign/Options``, read by name: `options.seed`)
     /// and the model's own.
-    @dynamicMemberLookup
-    public struct Options: Sendable {
+    public struct Options: FuzzCampaignPart, Sendable {
         public var campaign = FuzzCampaign.Options(steps: 20_000)
         public var historyLength = 200
         /// Times a history is continued past a divergence, with the action that showed
@@ -25,10 +24,7 @@ public struct ModelFuzzer: Sendable {
         public var generator = HistoryGenerator.Configuration()
         public init() {}
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Options, Value>) -> Value {
-            get { campaign[keyPath: path] }
-            set { campaign[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Options> { \.campaign }
     }
 
     /// A divergence, shrunk.
@@ -36,18 +32,14 @@ public struct ModelFuzzer: Sendable {
 
     /// The campaign's counts (``FuzzCampaign/Tally``, read by name: `report.steps`),
     /// the histories run and the divergences shrunk.
-    @dynamicMemberLookup
-    public struct Report: Sendable {
+    public struct Report: FuzzCampaignPart, Sendable {
         public var tally: FuzzCampaign.Tally
         public var histories = 0
         public var findings: [Finding] = []
 
         public init(seed: UInt64) { tally = FuzzCampaign.Tally(seed: seed) }
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Tally, Value>) -> Value {
-            get { tally[keyPath: path] }
-            set { tally[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Tally> { \.tally }
     }
 
     public typealias Progress = FuzzCampaign.Progress

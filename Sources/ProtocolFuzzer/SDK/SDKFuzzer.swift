@@ -18,8 +18,7 @@ import Synchronization
 public struct SDKFuzzer: Sendable {
     /// The campaign's options (``FuzzCampaign/Options``, read by name: `options.seed`)
     /// and the SDK run's own.
-    @dynamicMemberLookup
-    public struct Options: Sendable {
+    public struct Options: FuzzCampaignPart, Sendable {
         public var campaign = FuzzCampaign.Options(steps: 2_000)
         public var historyLength = 40
         /// End the run at the first difference (after shrinking it).
@@ -34,16 +33,12 @@ public struct SDKFuzzer: Sendable {
         public var commandLine = "mockchat fuzz --sdk"
         public init() {}
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Options, Value>) -> Value {
-            get { campaign[keyPath: path] }
-            set { campaign[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Options> { \.campaign }
     }
 
     /// A difference (or a bad driver), shrunk: the campaign's finding (read by name:
     /// `finding.signature`) and how it counts for an SDK.
-    @dynamicMemberLookup
-    public struct Finding: Sendable {
+    public struct Finding: FuzzCampaignPart, Sendable {
         public var shrunk: FuzzCampaign.Finding
         /// How the difference counts, by the rules the model applied there.
         public var level: DifferenceLevel = .failure
@@ -56,17 +51,13 @@ public struct SDKFuzzer: Sendable {
         public var baselinePasses: Bool?
         public var isBadDriver: Bool { shrunk.signature.hasPrefix("driver ") }
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Finding, Value>) -> Value {
-            get { shrunk[keyPath: path] }
-            set { shrunk[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Finding> { \.shrunk }
     }
 
     /// The campaign's counts (``FuzzCampaign/Tally``, read by name: `report.steps`;
     /// `divergences` are the differences, bad drivers apart), the histories run, the
     /// differences shrunk, and what only an SDK run counts.
-    @dynamicMemberLookup
-    public struct Report: Sendable {
+    public struct Report: FuzzCampaignPart, Sendable {
         public var tally: FuzzCampaign.Tally
         public var sdk = ""
         public var histories = 0
@@ -95,10 +86,7 @@ public struct SDKFuzzer: Sendable {
             self.sdk = sdk
         }
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Tally, Value>) -> Value {
-            get { tally[keyPath: path] }
-            set { tally[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Tally> { \.tally }
     }
 
     public typealias Progress = FuzzCampaign.Progress

@@ -3,9 +3,9 @@ import Foundation
 /// The campaign model the three fuzzers share (``ModelFuzzer``, ``WireFuzzer`` in wire and
 /// inputs mode, ``SDKFuzzer``): what a run is asked to do (``Options``), a finding shrunk
 /// to a scenario (``Finding``), what a run counts (``Tally``) and the snapshot its progress
-/// line shows (``Progress``). Each fuzzer keeps these as its `campaign` or `tally` and adds
-/// only what is its own; its `Options` and `Report` read the shared fields by name
-/// (`options.seed`, `report.steps`) through dynamic member lookup.
+/// line shows (``Progress``). Each fuzzer keeps these as its `campaign`, `tally` or `shrunk`
+/// and adds only what is its own; its types read the shared fields by name (`options.seed`,
+/// `report.steps`) as ``FuzzCampaignPart``s.
 public enum FuzzCampaign {
     /// What every campaign is asked to do.
     public struct Options: Sendable {
@@ -106,5 +106,22 @@ public enum FuzzCampaign {
             self.elapsedSeconds = elapsedSeconds
             self.shrinking = shrinking
         }
+    }
+}
+
+/// A fuzzer's own type around a shared part of the campaign model (its options around
+/// ``FuzzCampaign/Options``, its report around ``FuzzCampaign/Tally``, its finding around
+/// ``FuzzCampaign/Finding``), whose fields it reads by name: `options.seed`, `report.steps`.
+@dynamicMemberLookup
+public protocol FuzzCampaignPart {
+    associatedtype Shared
+    /// Where the shared part is kept.
+    static var shared: WritableKeyPath<Self, Shared> { get }
+}
+
+extension FuzzCampaignPart {
+    public subscript<Value>(dynamicMember path: WritableKeyPath<Shared, Value>) -> Value {
+        get { self[keyPath: Self.shared.appending(path: path)] }
+        set { self[keyPath: Self.shared.appending(path: path)] = newValue }
     }
 }

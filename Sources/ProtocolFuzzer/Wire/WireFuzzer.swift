@@ -16,8 +16,7 @@ import Synchronization
 public struct WireFuzzer: Sendable {
     /// The campaign's options (``FuzzCampaign/Options``, read by name: `options.seed`;
     /// its `steps` are inputs here) and the wire's own.
-    @dynamicMemberLookup
-    public struct Options: Sendable {
+    public struct Options: FuzzCampaignPart, Sendable {
         public var campaign = FuzzCampaign.Options(steps: 100_000)
         /// Inputs (per worker) between two health checks.
         public var healthEvery = 500
@@ -37,10 +36,7 @@ public struct WireFuzzer: Sendable {
         public var commands: [(name: String, options: [String])] = []
         public init() {}
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Options, Value>) -> Value {
-            get { campaign[keyPath: path] }
-            set { campaign[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Options> { \.campaign }
 
         /// Every way in but the wire: `mockchat fuzz --mode inputs`.
         public static func inputs() -> Options {
@@ -55,18 +51,14 @@ public struct WireFuzzer: Sendable {
     /// The campaign's counts (``FuzzCampaign/Tally``, read by name: `report.steps`, the
     /// inputs run, and `report.stepsByKind`, by the generator's label), the connections
     /// used, and one line per kind of divergence (its first occurrence) with a count.
-    @dynamicMemberLookup
-    public struct Report: Sendable {
+    public struct Report: FuzzCampaignPart, Sendable {
         public var tally: FuzzCampaign.Tally
         public var connections = 0
         public var findings: [String] = []
 
         public init(seed: UInt64) { tally = FuzzCampaign.Tally(seed: seed) }
 
-        public subscript<Value>(dynamicMember path: WritableKeyPath<FuzzCampaign.Tally, Value>) -> Value {
-            get { tally[keyPath: path] }
-            set { tally[keyPath: path] = newValue }
-        }
+        public static var shared: WritableKeyPath<Self, FuzzCampaign.Tally> { \.tally }
     }
 
     public typealias Progress = FuzzCampaign.Progress
