@@ -51,16 +51,6 @@ final class InProcessServer: ServerUnderTest {
 
     let isInProcess = true
 
-    /// An instant in a settle answer of the server under test (Unix seconds), checked
-    /// before it is converted: a server that answers 1e308 is named, not a crash.
-    private static func instant(_ value: JSONValue?, _ field: String) throws(ScenarioError) -> Instant {
-        do throws(BoundedNumberError) {
-            return try BoundedNumber.instant(seconds: value?.doubleValue ?? 0, "the server's '\(field)'")
-        } catch {
-            throw ScenarioError("POST /control/settle: \(error)")
-        }
-    }
-
     func control(method: String, path: String, body: JSONValue) throws(ScenarioError) -> (status: Int, body: JSONValue) {
         var bytes: [UInt8] = []
         if !body.isNull { body.serialize(into: &bytes) }
