@@ -50,7 +50,7 @@ public final class TCPConnection: HandleOwner {
     /// Bytes written and not yet handed to the kernel: queued in libuv, or pending
     /// until the end of the loop turn when writes are coalesced.
     public var queuedWriteBytes: Int {
-        pendingOutput.count + sliced.pending + (silenced?.output.count ?? 0)
+        pendingOutput.count + sliced.pending + (silenced?.output.count ?? 0) + delayedOut.byteCount
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
 
@@ -87,6 +87,15 @@ public final class TCPConnection: HandleOwner {
     var sliced = SlicedOutput()
     /// Not nil while the connection is silent (see ``silence()``): what it holds back.
     var silenced: SilencedTraffic?
+    /// Delays every byte and stream event by this many milliseconds of clock time in
+    /// each direction, as a network path with that latency would: what is written, what
+    /// is read, the peer's end of stream and this side's closes cross in order, each
+    /// that long after it happened. Set to nil, what is held crosses at once.
+    public var latencyMs: Int64? {
+        didSet { if latencyMs == nil, oldValue != nil { releaseDelayed() } }
+    }
+    var delayedIn = DelayedTraffic()
+    var delayedOut = DelayedTraffic()
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -196,8 +205,18 @@ public final class TCPConnection: HandleOwner {
         }
     }
 
-    /// Hands bytes on to the kernel, through the slicing if there is one.
+    /// Hands bytes on to the kernel, behind the latency and through the slicing if
+    /// there are.
     private func release(_ bytes: some Collection<UInt8>) {
+        guard latencyMs == nil else {
+            delay(.bytes(Array(bytes)), inbound: false)
+            return
+        }
+        releaseUndelayed(bytes)
+    }
+
+    /// Hands bytes on to the kernel, through the slicing if there is one.
+    func releaseUndelayed(_ bytes: some Collection<UInt8>) {
         if silenced != nil {
             silenced?.output.append(contentsOf: bytes)
             return
@@ -278,7 +297,21 @@ public final class TCPConnection: HandleOwner {
     /// Sends what is queued, then closes. The peer sees an orderly end of stream.
     public func closeAfterWrites() {
         guard state == .open else { return }
-        if holdsClose(.afterWrites) { return }
+        if holdsClose(.afterWrites) || delaysClose(.afterWrites) { return }
+        shutDownAfterWrites()
+    }
+
+    /// Carries out a close that has crossed the latency (unless a silence holds it).
+    func closeUndelayed(_ close: SilencedTraffic.Close) {
+        guard state == .open, !holdsClose(close) else { return }
+        switch close {
+        case .afterWrites: shutDownAfterWrites()
+        case .now: beginClose { handle in uv_close(handle, TCPConnection.didClose) }
+        case .reset: beginReset()
+        }
+    }
+
+    private func shutDownAfterWrites() {
         flushPendingOutput()
         if sliced.pending > 0 {
             // The sliced bytes go first; the last of them closes.
@@ -328,13 +361,17 @@ public final class TCPConnection: HandleOwner {
 
     /// Closes at once; queued writes are dropped.
     public func close() {
-        if holdsClose(.now) { return }
+        if holdsClose(.now) || delaysClose(.now) { return }
         beginClose { handle in uv_close(handle, TCPConnection.didClose) }
     }
 
     /// Closes at once with a TCP reset, as a crashed or killed peer would.
     public func reset() {
-        if holdsClose(.reset) { return }
+        if holdsClose(.reset) || delaysClose(.reset) { return }
+        beginReset()
+    }
+
+    private func beginReset() {
         beginClose { _ in
             if uv_tcp_close_reset(self.handle, TCPConnection.didClose) != 0 {
                 self.handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) {
@@ -345,6 +382,8 @@ public final class TCPConnection: HandleOwner {
     }
 
     func closeForShutdown() {
+        discardDelayed()
+        latencyMs = nil
         silenced = nil
         close()
     }
@@ -363,21 +402,41 @@ public final class TCPConnection: HandleOwner {
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
         if count > 0, let base = buffer?.pointee.base {
             if peerIsLocal { loop.traffic.read(count, by: self) }
-            // With nothing pending, the replies gather in the loop's buffer, warm in the
-            // cache, rather than in this connection's own; it is handed back emptied.
-            let borrows = coalescesWrites && pendingOutput.isEmpty
-            if borrows { swap(&pendingOutput, &loop.replyBuffer) }
-            isDelivering = true
-            onRead?(UnsafeRawBufferPointer(start: base, count: count))
-            isDelivering = false
-            if !pendingOutput.isEmpty { flushPendingOutput() }
-            if borrows { swap(&pendingOutput, &loop.replyBuffer) }
+            let bytes = UnsafeRawBufferPointer(start: base, count: count)
+            if latencyMs != nil {
+                delay(.bytes(Array(bytes)), inbound: true)
+            } else {
+                deliver(bytes)
+            }
         } else if count < 0 {
             pauseReading()
             loop.traffic.observedEndOfStream(self)
-            if holdsEnd(count == Int(UV_EOF.rawValue) ? nil : UVError(Int32(count), "read")) { return }
-            onEnd?(count == Int(UV_EOF.rawValue) ? nil : UVError(Int32(count), "read"))
+            let error = count == Int(UV_EOF.rawValue) ? nil : UVError(Int32(count), "read")
+            if latencyMs != nil {
+                delay(.end(error), inbound: true)
+            } else {
+                reportEnd(error)
+            }
         }
+    }
+
+    /// Reports the peer's end of stream or a failure, unless a silence holds it.
+    func reportEnd(_ error: UVError?) {
+        if holdsEnd(error) { return }
+        onEnd?(error)
+    }
+
+    /// Hands bytes read to ``onRead``; what it writes leaves when it returns.
+    func deliver(_ bytes: UnsafeRawBufferPointer) {
+        // With nothing pending, the replies gather in the loop's buffer, warm in the
+        // cache, rather than in this connection's own; it is handed back emptied.
+        let borrows = coalescesWrites && pendingOutput.isEmpty
+        if borrows { swap(&pendingOutput, &loop.replyBuffer) }
+        isDelivering = true
+        onRead?(bytes)
+        isDelivering = false
+        if !pendingOutput.isEmpty { flushPendingOutput() }
+        if borrows { swap(&pendingOutput, &loop.replyBuffer) }
     }
 
     private func beginClose(_ start: (UnsafeMutablePointer<uv_handle_t>) -> Void) {
@@ -385,6 +444,7 @@ public final class TCPConnection: HandleOwner {
         // What was written before the close goes out first, as it would have uncoalesced.
         flushPendingOutput()
         sliced = SlicedOutput()
+        discardDelayed()
         state = .closing
         loop.traffic.observedEndOfStream(self)
         loop.traffic.unregister(self)

@@ -45,6 +45,8 @@ public final class WebServer {
         public let reroute: () -> Void
         /// Resets the connection without an answer.
         public let reset: () -> Void
+        /// Sets the connection's latency (``TCPConnection/latencyMs``), before the answer.
+        public let setLatency: (Int64?) -> Void
     }
 
     public let loop: EventLoop
@@ -142,7 +144,7 @@ public final class WebServer {
             }, reset: { [weak connection] in
                 connection?.endSilence(release: false)
                 connection?.reset()
-            }))
+            }, setLatency: { [weak connection] ms in connection?.latencyMs = ms }))
         case .stream(let head, let attach):
             connection.write(head.serializedHead())
             attach(connection)

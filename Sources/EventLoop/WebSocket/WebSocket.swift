@@ -86,6 +86,13 @@ public final class WebSocket {
     private var registeredClose = RegisteredCloseWatch()
     /// The code of the peer's close when this side, not wslay, accepted it (1012-1014).
     private var registeredCloseReceived: UInt16?
+    /// A slow close (``CloseDelays``); nil: this side's part of the closing handshake at once.
+    public var closeDelays: CloseDelays? {
+        didSet { releaseSlowClose() }
+    }
+    /// A slow close held something back: what, and for how long.
+    public var onCloseDelayed: ((String) -> Void)?
+    var slowClose = SlowCloseState()
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
     public init(connection: TCPConnection, role: Role, configuration: Configuration = .init(),
@@ -326,8 +333,9 @@ public final class WebSocket {
     }
 
     /// Sends what wslay has queued, then closes the stream if the session is over.
-    private func flush() {
+    func flush() {
         guard let context, !isFinished, !abandoned, connection.state == .open else { return }
+        if holdsCloseAnswer(context) { return }
         if wslay_event_send(context) != 0 {
             abnormal = "send failed"
             connection.close()
@@ -339,6 +347,7 @@ public final class WebSocket {
         }
         let closeSent = wslay_event_get_close_sent(context) != 0
         if wslay_event_want_read(context) == 0 && wslay_event_want_write(context) == 0 {
+            if holdsTCPClose() { return }
             connection.closeAfterWrites()
         } else if closeSent, closeTimer == nil {
             closeTimer = connection.loop.clock.schedule(after: configuration.closeTimeout) { [weak self] in
@@ -352,6 +361,7 @@ public final class WebSocket {
     private func finish() {
         guard !isFinished else { return }
         isFinished = true
+        cancelSlowClose()
         if isClient { connection.loop.clientSockets.remove(self) }
         connection.loop.clock.cancel(closeTimer)
         var info = CloseInfo(abnormal: nil)

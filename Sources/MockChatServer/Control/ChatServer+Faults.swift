@@ -33,9 +33,16 @@ extension ChatServer {
             releaseHeldFrames()
         case .cut(let rule):
             affected = setCut(rule, enabled: enabled)
-        case .upgrade(let fault):
+        case .upgrade(let fault) where selector.isEmpty:
             setUpgradeFault(fault)
             affected = 0
+        case .upgrade(let fault):
+            setLoginUpgrade(fault, for: selector)
+            affected = 0
+        case .latency(let ms):
+            affected = setLatency(ms, for: selector)
+        case .slowClose(let delays):
+            affected = setSlowClose(delays, for: selector)
         case .selectedLink(let rule):
             faults.setSelectedLink(rule, enabled: enabled)
             releaseSelectedHolds(of: rule)
@@ -61,6 +68,8 @@ extension ChatServer {
         silences.forEach(liftSilence)
         releaseSelectedHolds(of: nil)
         resetUnansweredUpgrades()
+        releaseLatencyHeldUpgrades()
+        refreshPathFaults()
         for progress in cutting.values { loop.clock.cancel(progress.timer) }
         cutting = [:]
         refreshSlicing()

@@ -3,10 +3,12 @@ import ChatProtocol
 extension FaultRequest {
     /// An `upgrade` body (docs/PROTOCOL.md, 12.7, "Upgrades"), checked whole; nil when
     /// it turns the fault off.
-    static func upgrade(_ body: JSONValue, enabled: Bool) throws(ControlError) -> UpgradeFault? {
+    static func upgrade(_ body: JSONValue, selector: FaultPlan.Selector, enabled: Bool) throws(ControlError) -> UpgradeFault? {
         guard enabled else { return nil }
         let answer: UpgradeFault.Answer
         switch (body["status"], body["answer"]) {
+        case (.some, nil) where !selector.isEmpty:
+            throw ControlError(400, "'status' answers the HTTP upgrade, but with 'uid' or 'deviceId' the attempt is known only at its login, after the upgrade: use 'answer' reset or never")
         case (.some, nil):
             let status = try integer(body, "status", in: 400...599)!
             let retryAfter = try integer(body, "retryAfter", in: 0...86_400).map(Int.init)
@@ -36,6 +38,8 @@ extension FaultRequest {
             throw ControlError(400, "upgrade takes 'attempt' or 'sharePercent', not both")
         }
         let times = try integer(body, "times", in: 1...1_000_000).map(Int.init)
-        return UpgradeFault(answer: answer, attempt: attempt, sharePercent: share, seed: try seed(body), times: times)
+        var fault = UpgradeFault(answer: answer, attempt: attempt, sharePercent: share, seed: try seed(body), times: times)
+        fault.selector = selector
+        return fault
     }
 }

@@ -1,4 +1,5 @@
 import ChatProtocol
+import EventLoop
 import MockChatCore
 
 /// A `POST /control/faults` body, checked in full before anything changes
@@ -23,9 +24,14 @@ struct FaultRequest {
         case upgrade(UpgradeFault?)
         /// A cut to set (or, not enabled, to remove).
         case cut(CutFault)
+        /// Latency each way on the selector's connections (nil removes it).
+        case latency(Int64?)
+        /// A slow close for the selector's connections (nil removes it).
+        case slowClose(WebSocket.CloseDelays?)
     }
 
-    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence", "upgrade", "cut"]
+    static let names = ["drop", "blackhole", "refuseConnections", "stall", "delay", "link", "reply", "silence", "upgrade", "cut",
+                        "latency", "slowClose"]
     static let common = ["fault", "uid", "deviceId", "enabled"]
     static let fields: [String: [String]] = [
         "drop": ["connection"], "blackhole": [], "refuseConnections": [], "stall": [], "delay": ["ms"],
@@ -34,6 +40,8 @@ struct FaultRequest {
         "reply": ["op", "match", "result", "error", "delayMs", "times"],
         "silence": ["connection", "newConnections"],
         "cut": ["afterBytes", "afterMs", "how"],
+        "latency": ["ms"],
+        "slowClose": ["answerMs", "holdMs"],
         "upgrade": ["status", "retryAfter", "body", "answer", "attempt", "sharePercent", "seed", "times"],
     ]
 
@@ -91,12 +99,21 @@ struct FaultRequest {
             recorded["how"] = .string(how.rawValue)
             change = .cut(CutFault(selector: selector, afterBytes: bytes, afterMs: ms, how: how))
         case "upgrade":
-            guard selector.isEmpty else {
-                throw ControlError(400, "upgrade applies to new connections, which have no user yet; it takes no 'uid' or 'deviceId'")
-            }
-            let fault = try Self.upgrade(body, enabled: enabled)
+            let fault = try Self.upgrade(body, selector: selector, enabled: enabled)
             if let fault { recorded["seed"] = .integer(Int64(bitPattern: fault.seed)) }
             change = .upgrade(fault)
+        case "latency":
+            let ms = try Self.integer(body, "ms", in: 1...60_000, what: enabled ? "latency needs 'ms', the delay each way" : nil)
+            change = .latency(enabled ? ms : nil)
+        case "slowClose":
+            let answer = try Self.integer(body, "answerMs", in: 0...600_000) ?? 0
+            let hold = try Self.integer(body, "holdMs", in: 0...600_000) ?? 0
+            guard !enabled || answer > 0 || hold > 0 else {
+                throw ControlError(400, "slowClose needs 'answerMs' (the peer's close answered late) or 'holdMs' (the TCP close held after the handshake), above 0")
+            }
+            recorded["answerMs"] = .integer(answer)
+            recorded["holdMs"] = .integer(hold)
+            change = .slowClose(enabled ? WebSocket.CloseDelays(answerMs: answer, holdMs: hold) : nil)
         case "refuseConnections", "stall":
             guard selector.isEmpty else {
                 throw ControlError(400, "\(name) applies to every new connection; it takes no 'uid' or 'deviceId'")

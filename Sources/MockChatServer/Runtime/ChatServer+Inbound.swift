@@ -29,6 +29,7 @@ extension ChatServer {
             return
         }
         if !silent.isEmpty || !faults.silences.isEmpty, heldBySilence(bytes, from: id) { return }
+        if !faults.loginUpgrades.isEmpty, refusedAtLogin(bytes, from: id) { return }
         let now = loop.clock.now
         let label = sessions.label(id)
         engine.activity(id, now: now)

@@ -23,6 +23,7 @@ extension ChatServer {
             self.execute(self.engine.received(.failure(RequestRejection(id: nil, error: error)), from: id, now: now))
         }
         watchClose(socket, id)
+        if !faults.latencies.isEmpty || !faults.slowCloses.isEmpty { refreshPathFaults(id) }
         // The peer's host only: its ephemeral port differs from run to run and would
         // break byte-identical traces.
         trace.record(.open, time: loop.clock.now, connection: id,
@@ -36,6 +37,7 @@ extension ChatServer {
         sessions.logIn(id, as: (uid, session.deviceId ?? ""))
         if !faults.links.isEmpty { refreshSlicing(id) }
         if !faults.cuts.isEmpty { startCutIfMatching(id) }
+        if !faults.latencies.isEmpty || !faults.slowCloses.isEmpty { refreshPathFaults(id) }
         logger.debug("login \(uid) device \(session.deviceId ?? "-") on connection \(id)")
     }
 

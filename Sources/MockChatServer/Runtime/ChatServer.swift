@@ -48,6 +48,11 @@ public final class ChatServer {
     var selectedHolds: [SelectedHold] = []
     /// Upgrades the `upgrade` fault never answers, reset when it is cleared.
     var unansweredUpgrades: [WebServer.HeldRequest] = []
+    /// Upgrade requests a latency of every connection holds until they arrive.
+    var latencyHeldUpgrades: [Int: (timer: Clock.TimerID, request: WebServer.HeldRequest)] = [:]
+    var nextLatencyHold = 0
+    /// True while such a request is routed on its arrival.
+    var isRoutingAfterLatency = false
     /// Connections a `cut` fault counts for.
     var cutting: [ConnectionID: CutProgress] = [:]
     /// The connection and op of the request whose replies are being sent: what a
@@ -193,6 +198,7 @@ public final class ChatServer {
         guard isUpgrade else {
             return .respond(.json(status: 426, body: #"{"error":"/v1/ws only speaks WebSocket"}"#))
         }
+        if !faults.latencies.isEmpty, let held = upgradeDelayedByLatency() { return held }
         if faults.refuseConnections || isShuttingDown { return .drop }
         if let held = upgradeHeldBySilence() { return held }
         if faults.upgrade != nil, let answer = upgradeFaultRouting() { return answer }

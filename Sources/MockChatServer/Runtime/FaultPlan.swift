@@ -66,6 +66,13 @@ public struct FaultPlan: Sendable {
 
     /// How new upgrades are answered, when they are not answered as usual.
     public var upgrade: UpgradeFault?
+    /// Upgrade faults with a selector: they count the logins they match and answer
+    /// the chosen ones (docs/PROTOCOL.md, 12.7, "Upgrades").
+    public var loginUpgrades: [UpgradeFault] = []
+    /// Latency on whole connections, in the order set; the last match counts.
+    public var latencies: [LatencyRule] = []
+    /// Slow closes, in the order set; the last match counts.
+    public var slowCloses: [SlowCloseRule] = []
     /// Cuts in the order they were set; the last one matching a connection counts.
     public var cuts: [CutFault] = []
     /// Silences in the order they were set.
@@ -130,6 +137,9 @@ public struct FaultPlan: Sendable {
             ("silences", .array(silences.map(\.json))),
             ("upgrade", upgrade?.json ?? .null),
             ("cuts", .array(cuts.map(\.json))),
+            ("loginUpgrades", .array(loginUpgrades.map(\.json))),
+            ("latencies", .array(latencies.map(\.json))),
+            ("slowCloses", .array(slowCloses.map(\.json))),
         ]))
     }
 }

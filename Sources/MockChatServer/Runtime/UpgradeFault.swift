@@ -16,6 +16,9 @@ public struct UpgradeFault: Sendable {
     }
 
     public var answer: Answer
+    /// Empty: upgrades are counted (per server). Otherwise logins whose uid and device
+    /// it matches are, and the chosen one's connection is answered (reset or silent).
+    public var selector = FaultPlan.Selector()
     /// Only the Nth attempt after the fault was set (1 is the next one).
     public var attempt: Int?
     /// Only this share of attempts, drawn from `seed`.
@@ -63,6 +66,7 @@ public struct UpgradeFault: Sendable {
 
     var json: JSONValue {
         var object = JSONObject()
+        if !selector.isEmpty { object["selector"] = selector.json }
         switch answer {
         case .status(let status, let retryAfter, let body):
             object["status"] = .integer(Int64(status))

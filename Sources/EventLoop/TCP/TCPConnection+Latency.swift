@@ -1,0 +1,94 @@
+/// What a connection under latency (``TCPConnection/latencyMs``) holds back in one
+/// direction: bytes and stream events, in order, each with the time it crosses.
+struct DelayedTraffic {
+    enum Item {
+        case bytes([UInt8])
+        /// The peer's end of stream (nil) or failure.
+        case end(UVError?)
+        /// A close this side asked for.
+        case close(SilencedTraffic.Close)
+    }
+
+    var items: [(crosses: Instant, item: Item)] = []
+    /// Fires when the first item crosses.
+    var timer: Clock.TimerID?
+
+    /// The bytes held, for the connection's unsent count.
+    var byteCount: Int {
+        items.reduce(0) { sum, entry in
+            if case .bytes(let bytes) = entry.item { return sum + bytes.count }
+            return sum
+        }
+    }
+}
+
+extension TCPConnection {
+    /// Holds `item` until the latency has passed, behind what is ahead of it.
+    func delay(_ item: DelayedTraffic.Item, inbound: Bool) {
+        let latency = latencyMs ?? 0
+        var held = inbound ? delayedIn : delayedOut
+        var crosses = loop.clock.now.advanced(by: latency)
+        if let last = held.items.last?.crosses, last > crosses { crosses = last }
+        held.items.append((crosses, item))
+        if held.timer == nil { held.timer = scheduleCrossing(at: crosses, inbound: inbound) }
+        if inbound { delayedIn = held } else { delayedOut = held }
+    }
+
+    private func scheduleCrossing(at time: Instant, inbound: Bool) -> Clock.TimerID {
+        loop.clock.schedule(at: time) { [weak self] in self?.crossDue(inbound: inbound) }
+    }
+
+    /// Applies, in order, the items of one direction whose time has come.
+    private func crossDue(inbound: Bool) {
+        if inbound { delayedIn.timer = nil } else { delayedOut.timer = nil }
+        let now = loop.clock.now
+        while state == .open {
+            let held = inbound ? delayedIn : delayedOut
+            guard let first = held.items.first else { return }
+            guard first.crosses <= now else {
+                let timer = scheduleCrossing(at: first.crosses, inbound: inbound)
+                if inbound { delayedIn.timer = timer } else { delayedOut.timer = timer }
+                return
+            }
+            if inbound { delayedIn.items.removeFirst() } else { delayedOut.items.removeFirst() }
+            cross(first.item, inbound: inbound)
+        }
+    }
+
+    /// Carries out one item that has crossed the link.
+    private func cross(_ item: DelayedTraffic.Item, inbound: Bool) {
+        switch item {
+        case .bytes(let bytes) where inbound: bytes.withUnsafeBytes { deliver($0) }
+        case .bytes(let bytes): releaseUndelayed(bytes)
+        case .end(let error): reportEnd(error)
+        case .close(let close): closeUndelayed(close)
+        }
+    }
+
+    /// Latency was switched off: what both directions hold crosses at once, in order,
+    /// the server's output first.
+    func releaseDelayed() {
+        for inbound in [false, true] {
+            let held = inbound ? delayedIn : delayedOut
+            loop.clock.cancel(held.timer)
+            if inbound { delayedIn = DelayedTraffic() } else { delayedOut = DelayedTraffic() }
+            for entry in held.items where state == .open { cross(entry.item, inbound: inbound) }
+        }
+    }
+
+    /// Forgets what the latency holds (the connection closes).
+    func discardDelayed() {
+        loop.clock.cancel(delayedIn.timer)
+        loop.clock.cancel(delayedOut.timer)
+        delayedIn = DelayedTraffic()
+        delayedOut = DelayedTraffic()
+    }
+
+    /// Holds a close this side asked for behind the latency; false when there is none.
+    func delaysClose(_ close: SilencedTraffic.Close) -> Bool {
+        guard latencyMs != nil else { return false }
+        flushPendingOutput()
+        delay(.close(close), inbound: false)
+        return true
+    }
+}
