@@ -49,6 +49,34 @@ struct HeldFramesTests {
         #expect(f.server.outboundHeld.isEmpty)
     }
 
+    @Test func heldChosenFramesCountTowardTheSlowConsumerRule() throws {
+        let f = try ServerFixture()
+        let raw = try f.rawWebSocket(login: "alice")
+        let hold = #"{"fault":"link","uid":"alice","frames":{"event":"big"},"hold":true}"#
+        #expect(try f.control("POST", "/control/faults", body: hold).status == 200)
+        let limit = f.server.configuration.outboundQueueLimit
+        let pad = String(repeating: "x", count: 50_000)
+        var pushes = 0
+        var mostHeld = 0
+        while pushes < 40, try f.control("GET", "/control/presence").json?["online"] == ["alice"] {
+            let push = #"{"uid":"alice","frame":"{\"event\":\"big\",\"pad\":\"\#(pad)\"}"}"#
+            #expect(try f.control("POST", "/control/push", body: push).status == 200)
+            f.settle()
+            pushes += 1
+            mostHeld = max(mostHeld, f.server.selectedHeldBytes(.outbound, ConnectionID("c1")!))
+        }
+        Self.figure("held chosen events of 50,024 bytes: cut off with 4008 after \(pushes) pushes, "
+                    + "at most \(mostHeld) bytes held (limit \(limit))")
+        // Fails before held chosen frames were counted: 40 pushes, 2,000,960 bytes held, alice never cut off.
+        #expect(pushes == limit / 50_000 + 1, "the push that takes the held bytes over 1 MiB ends the session")
+        #expect(mostHeld <= limit)
+        #expect(f.server.selectedHolds.isEmpty, "the held chosen frames were freed")
+        #expect(f.loop.run(timeout: 5) { raw.frames.last?.closeCode != nil })
+        #expect(raw.frames.last?.closeCode == 4008)
+        #expect(raw.frames.filter { $0.text.hasPrefix(#"{"event":"big""#) }.isEmpty, "the dropped frames never arrive")
+        #expect(f.server.trace.entries.contains { $0.text == "link out: 21 held chosen frames (1050504 bytes) dropped, slow consumer" })
+    }
+
     @Test func removingTheFaultDeliversHeldFramesAtOnceAndLaterOnesWaitForNothing() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")

@@ -40,9 +40,9 @@ extension ChatServer {
             setLoginUpgrade(fault, for: selector)
             affected = 0
         case .latency(let ms):
-            affected = setLatency(ms, for: selector)
+            setLatency(ms, for: selector)
         case .slowClose(let delays):
-            affected = setSlowClose(delays, for: selector)
+            setSlowClose(delays, for: selector)
         case .selectedLink(let rule):
             faults.setSelectedLink(rule, enabled: enabled)
             releaseSelectedHolds(of: rule)

@@ -5,33 +5,30 @@ import EventLoop
 /// close"), carried out by its `TCPConnection` and `WebSocket`, and the `upgrade`
 /// fault counted per device at login.
 extension ChatServer {
-    /// Sets (or removes) a latency; the number of open connections it now delays.
-    func setLatency(_ ms: Int64?, for selector: FaultPlan.Selector) -> Int {
+    /// Sets (or removes) a latency.
+    func setLatency(_ ms: Int64?, for selector: FaultPlan.Selector) {
         faults.latencies.removeAll { $0.selector == selector }
         if let ms { faults.latencies.append(LatencyRule(selector: selector, ms: ms)) }
         if faults.latencyOfNewConnections == nil { releaseLatencyHeldUpgrades() }
-        return refreshPathFaults()
+        refreshPathFaults()
     }
 
-    /// Sets (or removes) a slow close; the number of open connections it now applies to.
-    func setSlowClose(_ delays: WebSocket.CloseDelays?, for selector: FaultPlan.Selector) -> Int {
+    /// Sets (or removes) a slow close.
+    func setSlowClose(_ delays: WebSocket.CloseDelays?, for selector: FaultPlan.Selector) {
         faults.slowCloses.removeAll { $0.selector == selector }
         if let delays { faults.slowCloses.append(SlowCloseRule(selector: selector, delays: delays)) }
-        return refreshPathFaults()
+        refreshPathFaults()
     }
 
-    /// Gives every open connection the latency and close delays the plan has for it;
-    /// the number with either.
-    @discardableResult
-    func refreshPathFaults() -> Int {
-        socketIDs.filter(refreshPathFaults).count
+    /// Gives every open connection the latency and close delays the plan has for it.
+    func refreshPathFaults() {
+        socketIDs.forEach(refreshPathFaults)
     }
 
     /// Gives one connection the latency and close delays the plan has for it (on a
-    /// change, and at its login); whether it has either.
-    @discardableResult
-    func refreshPathFaults(_ id: ConnectionID) -> Bool {
-        guard let socket = socket(id), !stalled.contains(id) else { return false }
+    /// change, and at its upgrade and login).
+    func refreshPathFaults(_ id: ConnectionID) {
+        guard let socket = socket(id), !stalled.contains(id) else { return }
         let label = loggedInLabel(id)
         let latency = faults.latency(uid: label?.uid, deviceId: label?.deviceId)
         let delays = faults.closeDelays(uid: label?.uid, deviceId: label?.deviceId)
@@ -49,7 +46,6 @@ extension ChatServer {
                                   deviceId: traced?.deviceId, text: "slow close: " + what)
             }
         }
-        return latency != nil || delays != nil
     }
 
     /// The routing of a new upgrade under a latency of every connection: the request

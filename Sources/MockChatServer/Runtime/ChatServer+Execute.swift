@@ -94,9 +94,16 @@ extension ChatServer {
     /// by its outbound link) exceed the limit.
     func checkBackPressure(_ id: ConnectionID, _ socket: WebSocket) {
         let queued = socket.connection.queuedWriteBytes
+        let chosen = selectedHolds.isEmpty ? 0 : selectedHeldBytes(.outbound, id)
         let held = outboundHeld.bytes(of: id)
-        guard queued + held > configuration.outboundQueueLimit, !socket.isClosing else { return }
-        logger.warning("closing slow consumer \(id): \(queued) bytes queued, \(held) held by its link")
+        guard queued + held + chosen > configuration.outboundQueueLimit, !socket.isClosing else { return }
+        logger.warning("closing slow consumer \(id): \(queued) bytes queued, \(held + chosen) held by its links")
+        if chosen > 0 {
+            let count = discardSelectedHolds(id)
+            let traced = tracedLabel(id)
+            trace.record(.fault, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId,
+                         text: "link out: \(count) held chosen frames (\(chosen) bytes) dropped, slow consumer")
+        }
         if held > 0 {
             // The link's backlog is dropped, so the close leaves after the link's delay
             // rather than behind it.

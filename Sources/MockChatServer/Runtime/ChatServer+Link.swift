@@ -85,10 +85,10 @@ extension ChatServer {
         removeHeld(.outbound, id)
     }
 
-    /// Stops reading a connection while its inbound link holds more than the
+    /// Stops reading a connection while its inbound links hold more than the
     /// outbound queue limit, as a full TCP window would; reading resumes below half.
-    private func throttleReading(_ id: ConnectionID) {
-        let held = inboundHeld.bytes(of: id)
+    func throttleReading(_ id: ConnectionID) {
+        let held = inboundHeld.bytes(of: id) + (selectedHolds.isEmpty ? 0 : selectedHeldBytes(.inbound, id))
         if held > configuration.outboundQueueLimit, !readingPaused.contains(id), let socket = socket(id) {
             readingPaused.insert(id)
             socket.connection.pauseReading()

@@ -21,10 +21,12 @@ extension ChatServer {
         }
         trace.record(.out, time: loop.clock.now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frame: frame)
         let copies = rule.duplicate ? 2 : 1
-        take(rule, id, leaves: leaves) { [weak self] in
+        take(rule, id, leaves: leaves, bytes: copies * bytes.count) { [weak self] in
             guard let socket = self?.socket(id) else { return }
             for _ in 0..<copies { socket.send(text: bytes) }
         }
+        // A held frame counts in the connection's unsent output from now on.
+        if rule.hold { checkBackPressure(id, socket) }
         return true
     }
 
@@ -42,17 +44,19 @@ extension ChatServer {
         }
         let copy = [UInt8](bytes)
         let copies = rule.duplicate ? 2 : 1
-        take(rule, id, leaves: leaves) { [weak self] in
+        take(rule, id, leaves: leaves, bytes: copies * copy.count) { [weak self] in
             for _ in 0..<copies {
                 guard let self, self.socket(id) != nil else { return }
                 copy.withUnsafeBytes { self.process($0, ping: nil, from: id) }
             }
         }
+        if rule.hold { throttleReading(id) }
         return true
     }
 
     /// Holds, delays or passes a chosen frame, tracing what its link does with it.
-    private func take(_ rule: SelectedLink, _ id: ConnectionID, leaves: Instant, deliver: @escaping () -> Void) {
+    private func take(_ rule: SelectedLink, _ id: ConnectionID, leaves: Instant, bytes: Int,
+                      deliver: @escaping () -> Void) {
         let now = loop.clock.now
         let label = tracedLabel(id)
         let way = rule.direction.rawValue
@@ -60,7 +64,7 @@ extension ChatServer {
         if rule.duplicate { notes.append("duplicated") }
         if rule.hold {
             notes.append("held until the link is removed")
-            selectedHolds.append(SelectedHold(rule: rule, connection: id, deliver: deliver))
+            selectedHolds.append(SelectedHold(rule: rule, connection: id, bytes: bytes, deliver: deliver))
         } else if leaves > now {
             notes.append("delayed \(leaves.milliseconds - now.milliseconds) ms")
             loop.clock.schedule(at: leaves, deliver)
@@ -81,5 +85,19 @@ extension ChatServer {
         selectedHolds.removeAll { rule?.sameTargets($0.rule) ?? true }
         trace.record(.fault, time: loop.clock.now, text: "link: \(released.count) held chosen frame(s) released")
         released.forEach { $0.deliver() }
+        for id in Set(released.filter { $0.rule.direction == .inbound }.map(\.connection)) { throttleReading(id) }
+    }
+
+    /// The bytes the links for chosen frames hold for `id` in `direction`.
+    func selectedHeldBytes(_ direction: LinkDirection, _ id: ConnectionID) -> Int {
+        selectedHolds.reduce(0) { $0 + ($1.connection == id && $1.rule.direction == direction ? $1.bytes : 0) }
+    }
+
+    /// Frees what the links for chosen frames hold for the server's output to `id`,
+    /// undelivered (a slow consumer is cut off); the number of frames.
+    func discardSelectedHolds(_ id: ConnectionID) -> Int {
+        let count = selectedHolds.count
+        selectedHolds.removeAll { $0.connection == id && $0.rule.direction == .outbound }
+        return count - selectedHolds.count
     }
 }

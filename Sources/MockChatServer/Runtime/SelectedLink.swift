@@ -69,6 +69,9 @@ public struct SelectedLink: Sendable {
 struct SelectedHold {
     var rule: SelectedLink
     var connection: ConnectionID
+    /// The frame's bytes (both copies of a duplicate): what it counts in the
+    /// connection's unsent output (out) or in what its link holds (in).
+    var bytes: Int
     var deliver: () -> Void
 }
 
