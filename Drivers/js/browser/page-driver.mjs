@@ -74,13 +74,17 @@ const pageEnvironment = {
   },
 };
 
-/** Dials the harness; a harness not listening yet (it may start after the page loads) is
- * dialled again every 100 ms for a minute. The page is done when an open connection ends. */
-function dial(harness, driver, connected, attempt = 0) {
+/** Dials the harness; a harness not listening (yet) is dialled again every 100 ms for a
+ * minute. Each connection gets its own driver. When an open connection ends, its scenario
+ * is ended and the page dials again: the harness drops a driver it found misbehaving and
+ * waits for it to dial in for the next scenario (docs/DRIVER.md), and at the end of the
+ * run nobody answers any more and the page is done. */
+function dial(harness, platform, attempt = 0) {
   const ws = new WebSocket(harness);
+  const driver = new Driver({ write: (message) => ws.send(JSON.stringify(message)), platform, environment: pageEnvironment });
   let opened = false;
   let queue = Promise.resolve();
-  ws.onopen = () => { opened = true; status.textContent = 'connected to the harness'; connected(ws); };
+  ws.onopen = () => { opened = true; status.textContent = 'connected to the harness'; driver.write(hello(platform)); };
   ws.onmessage = (event) => {
     queue = queue.then(async () => {
       let message;
@@ -95,8 +99,14 @@ function dial(harness, driver, connected, attempt = 0) {
     });
   };
   ws.onclose = () => {
-    if (!opened && attempt < 600) { setTimeout(() => dial(harness, driver, connected, attempt + 1), 100); return; }
-    status.textContent = 'done'; driver.session?.end(); document.title = 'done';
+    if (opened) {
+      status.textContent = 'the harness closed the connection; dialling again';
+      queue = queue.then(() => { driver.session?.end(); driver.session = null; dial(harness, platform); });
+    } else if (attempt < 600) {
+      setTimeout(() => dial(harness, platform, attempt + 1), 100);
+    } else {
+      status.textContent = 'done'; document.title = 'done';
+    }
   };
 }
 
@@ -104,11 +114,7 @@ function run() {
   const harness = query.get('harness');
   if (!harness) { status.textContent = 'no ?harness=ws://HOST:PORT/ given'; return; }
   setBug(query.get('bug'));
-  const platform = { name: 'chromium', websocket: browserWebSocket, turn, sockets: false };
-  let ws = null;
-  const write = (message) => ws.send(JSON.stringify(message));
-  const driver = new Driver({ write, platform, environment: pageEnvironment });
-  dial(harness, driver, (open) => { ws = open; write(hello(platform)); });
+  dial(harness, { name: 'chromium', websocket: browserWebSocket, turn, sockets: false });
 }
 
 run();

@@ -101,11 +101,16 @@ export class ConnectionMachine {
 
   disconnect({ call }) {
     if (!this.settings) return this.reject(call, ERR.NOT_INITIALIZED);
+    const logout = this.takeRequest('logout');
     this.wanted = false;                               // D15: holds until connect() or a login
     this.stopLoop();
     this.failWaiting(ERR.WEBSOCKET);
     this.closeSocket(1000);
     this.setStatus('disconnected');
+    if (logout) {                                      // calls.disconnect-during-logout: the socket has gone, so has the user
+      this.endSession();
+      this.resolve(logout.call, null);
+    }
     this.resolve(call, null);
   }
 
@@ -236,11 +241,14 @@ export class ConnectionMachine {
     }
     if (error) return this.reject(pending.call, error.code, error.description);
     if (pending.kind === 'page') {
+      if (!readablePage(result)) return this.reject(pending.call, ERR.MALFORMED_REPLY);
       pending.request.cursor = result.next ?? null;
       pending.request.done = result.next === null || result.next === undefined;
       return this.resolve(pending.call, { users: result.users ?? [], next: result.next ?? null });
     }
-    if (pending.kind === 'user') return this.resolve(pending.call, result.user);
+    if (pending.kind === 'user') {
+      return readableUser(result.user) ? this.resolve(pending.call, result.user) : this.reject(pending.call, ERR.MALFORMED_REPLY);
+    }
     this.resolve(pending.call, null);
   }
 
@@ -472,6 +480,14 @@ export class ConnectionMachine {
     this.requests.clear();
   }
 
+  /** Takes the pending request of this kind out of the table (null when there is none). */
+  takeRequest(kind) {
+    for (const [id, pending] of this.requests) {
+      if (pending.kind === kind) { this.requests.delete(id); return pending; }
+    }
+    return null;
+  }
+
   failWaiting(code) {
     if (this.loginCall !== null) { this.reject(this.loginCall, code); this.loginCall = null; this.loginCredentials = null; }
     for (const call of this.connectCalls.splice(0)) this.reject(call, code);
@@ -493,6 +509,18 @@ export class ConnectionMachine {
   reject(call, code, description) { this.out.push({ type: 'reject', call, code, description }); }
   arm(name, delay) { this.out.push({ type: 'arm', name, at: this.now + delay }); }
   cancel(name) { this.out.push({ type: 'cancel', name }); }
+}
+
+/** A user the app can be given: an object with a uid (codes.malformed-reply). */
+function readableUser(user) {
+  return user !== null && typeof user === 'object' && !Array.isArray(user) && typeof user.uid === 'string';
+}
+
+/** A users.list result: a list of readable users and a cursor that is a string or absent. */
+function readablePage(result) {
+  const next = result.next ?? null;
+  return (result.users === undefined || (Array.isArray(result.users) && result.users.every(readableUser)))
+    && (next === null || typeof next === 'string');
 }
 
 const HANDLERS = {

@@ -11,6 +11,7 @@ export const ERR = Object.freeze({
   NOT_INITIALIZED: 'ERR_NOT_INITIALIZED',
   ALREADY_LOGGED_IN: 'ERR_ALREADY_LOGGED_IN',
   RECONNECT_KICK_REFUSED: 'ERR_RECONNECT_KICK_REFUSED',
+  MALFORMED_REPLY: 'ERR_MALFORMED_REPLY',
 });
 
 export const DESCRIPTIONS = {
@@ -22,6 +23,7 @@ export const DESCRIPTIONS = {
   [ERR.NOT_INITIALIZED]: 'init() must be called before this method',
   [ERR.ALREADY_LOGGED_IN]: 'A user is already logged in; call logout() first',
   [ERR.RECONNECT_KICK_REFUSED]: 'Another mobile device is online; this reconnecting device stays offline',
+  [ERR.MALFORMED_REPLY]: 'The server answered with something this SDK cannot read',
 };
 
 /** An error as the app receives it: a stable code and a description for people. */

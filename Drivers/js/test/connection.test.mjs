@@ -109,3 +109,25 @@ test('a Nexconn login without network waits, disconnected, and is not refused (D
   assert.equal(m.status, 'disconnected');
   assert.equal(m.loop, 'paused');
 });
+
+test('a reply whose user or page cannot be read fails the call with ERR_MALFORMED_REPLY (codes.malformed-reply)', () => {
+  const { m, run } = connected();
+  const [get] = run('getUser', { call: 3, uid: 'bob' }).filter((a) => a.type === 'send');
+  const failed = run('reply', { socket: 1, id: get.frame.id, result: { user: 'not a user' } });
+  assert.deepEqual(failed.map((a) => [a.type, a.call, a.code]), [['reject', 3, 'ERR_MALFORMED_REPLY']]);
+  const [list] = run('fetchNext', { call: 4, request: { limit: 2 } }).filter((a) => a.type === 'send');
+  const page = run('reply', { socket: 1, id: list.frame.id, result: { users: [{ uid: 'bob' }, 7], next: null } });
+  assert.deepEqual(page.map((a) => [a.type, a.call, a.code]), [['reject', 4, 'ERR_MALFORMED_REPLY']]);
+  assert.equal(m.status, 'connected');
+});
+
+test('disconnect() while a logout awaits its answer completes the logout (calls.disconnect-during-logout)', () => {
+  const { m, run } = connected();
+  run('logout', { call: 3 });
+  const done = run('disconnect', { call: 4 });
+  assert.deepEqual(done.filter((a) => a.type === 'resolve').map((a) => a.call), [3, 4]);
+  assert.ok(!done.some((a) => a.type === 'reject'));
+  assert.deepEqual(done.find((a) => a.type === 'save'), { type: 'save', saved: null });
+  assert.equal(m.loggedIn, false);
+  assert.equal(m.status, 'disconnected');
+});

@@ -16,7 +16,8 @@ public final class WebSocketBridge: Sendable {
 
     private enum Outgoing: Sendable {
         case text([UInt8])
-        case drop
+        /// Signalled once the connection is cut.
+        case drop(DispatchSemaphore)
     }
 
     /// Starts the thread; `setUp` runs on it, with its loop and a function that makes a
@@ -74,7 +75,10 @@ public final class WebSocketBridge: Sendable {
         state.withLock { $0.connected = true }
         settled.signal()
         let inbox = inbox
-        socket.onText = { bytes in inbox.push(.message(Array(bytes))) }
+        socket.onText = { [weak socket] bytes in
+            guard current.socket === socket else { return }   // a dropped connection has nothing more to say
+            inbox.push(.message(Array(bytes)))
+        }
         socket.onClosed = { [weak socket, weak self] info in
             guard let self, current.socket === socket else { return }
             current.socket = nil
@@ -108,13 +112,18 @@ public final class WebSocketBridge: Sendable {
         return connected
     }
 
-    /// Cuts the current connection.
+    /// Cuts the current connection and returns once the bridge's thread has (at most 5 s):
+    /// from then on nothing that connection sends reaches ``inbox``, and its end is not
+    /// reported there either, since the caller cut it. Not to be called on the bridge's thread.
     public func drop() {
+        let done = DispatchSemaphore(value: 0)
         let waker = state.withLock { state in
-            state.items.append(.drop)
+            state.items.append(.drop(done))
+            state.connected = false
             return state.waker
         }
         waker?.wake()
+        _ = done.wait(timeout: .now() + 5)
     }
 
     private func flush(to current: CurrentSocket) {
@@ -125,7 +134,11 @@ public final class WebSocketBridge: Sendable {
         for item in items {
             switch item {
             case .text(let bytes): current.socket?.send(text: bytes)
-            case .drop: current.socket?.drop()
+            case .drop(let done):
+                let socket = current.socket
+                current.socket = nil
+                socket?.drop()
+                done.signal()
             }
         }
     }
