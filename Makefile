@@ -183,11 +183,13 @@ python-sdk-mutation-smoke: build
 		--scenarios "Fixtures/scenarios/connection/listeners-each-called-once.yaml Fixtures/scenarios/reconnection/cometchat-backoff-resets-after-success.yaml Fixtures/scenarios/reconnection/nexconn-backoff-resets-after-success.yaml Fixtures/scenarios/presence/blocked-presence-delivered.yaml"
 
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs, then
-## the other ways in (control API, recordings, scenario files, driver lines, flags), sized for
-## a debug build (seconds). The only clean campaigns `make test` runs.
+## the other ways in (control API, recordings, scenario files, driver lines, flags, manifests),
+## and the input regressions replayed, sized for a debug build (seconds). The only clean
+## campaigns `make test` runs.
 fuzz-smoke: build
 	$(MOCKCHAT) fuzz --seed 20261122 --steps 6000 --inputs 30000 --out .build/fuzz-out
-	$(MOCKCHAT) fuzz --mode inputs --seed 20261126 --inputs 600 --jobs 2
+	$(MOCKCHAT) fuzz --mode inputs --seed 20261126 --inputs 600 --jobs 2 --out .build/fuzz-out
+	$(MOCKCHAT) fuzz --mode inputs --replay Fixtures/input-regressions
 
 ## A bounded run of `mockchat fuzz --sdk` (docs/FUZZING.md): the reference model through
 ## `mockchat driver` and the Python SDK with no bug find no difference; the Python SDK

@@ -55,6 +55,12 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Folder for shrunk scenarios.")
     var out: String = "fuzz-out"
 
+    @Option(help: "With --mode inputs: run the regression files (a file or a folder of *.json) again; exit 1 on any finding.")
+    var replay: String?
+
+    @Option(help: "With --mode inputs: shrink input N of --seed (the one a crash note names), each candidate run in a child process, and write it to --out as a regression file.")
+    var shrink: Int?
+
     @Option(help: "Actions per history (a fresh server each; default 200 for model, 40 with --sdk).")
     var historyLength: Int?
 
@@ -88,6 +94,7 @@ struct FuzzCommand: ParsableCommand {
             _ = try BoundedNumber.check(steps ?? 1, "--steps", in: 1...Int.max, unit: "actions")
             _ = try BoundedNumber.check(inputs ?? 1, "--inputs", in: 1...Int.max, unit: "inputs")
             _ = try BoundedNumber.check(historyLength ?? 1, "--history-length", in: 1...100_000, unit: "actions")
+            _ = try BoundedNumber.check(shrink ?? 0, "--shrink", in: 0...Int.max, unit: "(an input's index)")
         }
     }
 
@@ -109,6 +116,8 @@ struct FuzzCommand: ParsableCommand {
     func run() throws {
         let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
         if driver.namesDriver { return try runSDK(seed: seed) }
+        if mode == .inputs, let replay { return try Self.replay(replay) }
+        if mode == .inputs, let shrink { return try shrinkInput(shrink, seed: seed) }
         let started = Date()
         let progress = ProgressLine()
         progress.note("mockchat fuzz: mode \(mode.rawValue), seed \(seed)")
@@ -119,6 +128,7 @@ struct FuzzCommand: ParsableCommand {
 
         if mode == .inputs {
             var options = Self.inputOptions()
+            options.outputFolder = out
             options.seed = seed
             options.steps = inputs ?? (seconds == nil ? 20_000 : Int.max)
             options.seconds = seconds

@@ -58,17 +58,18 @@ struct ControlGenerator: Sendable {
         default:
             body = FuzzValues.mutate(random.pick(route.bodies), &random).value.description
             what = "method"
-            return input("\(route.method) \(route.path) \(what)", method: random.pick(["PUT", "PATCH", "GET", "POST"]),
-                         path: path, body: body)
+            return Self.request("control/\(route.method) \(route.path) \(what)", method: random.pick(["PUT", "PATCH", "GET", "POST"]),
+                                path: path, body: body)
         }
-        return input("\(route.method) \(route.path) \(what)", method: route.method, path: path, body: body)
+        return Self.request("control/\(route.method) \(route.path) \(what)", method: route.method, path: path, body: body)
     }
 
-    private func input(_ label: String, method: String, path: String, body: String) -> WireInput {
+    /// The input that sends `method path` with `body` (labelled `label`).
+    static func request(_ label: String, method: String, path: String, body: String) -> WireInput {
         let bytes = Array(body.utf8)
         let head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
-        return WireInput(stage: .control, label: "control/" + label, bytes: Array(head.utf8) + bytes,
+        return WireInput(stage: .control, label: label, bytes: Array(head.utf8) + bytes,
                          expectation: .reply)
     }
 }

@@ -55,6 +55,10 @@ struct SurfaceGenerators: Sendable {
 
     // MARK: Scenario files
 
+    /// Counts written with digits only (expressions take no exponent): at and past the
+    /// 10,000 retries a backoff function counts, and past Int64.
+    static let expressionCounts = ["10000", "10001", "300000000", "9223372036854775808", String(repeating: "9", count: 40), "0.5"]
+
     /// YAML scalars a JSON text cannot hold, or numbers past every range.
     static let yamlNumbers = [".inf", "-.inf", ".nan", "1e999", "1e308", "-1e308", "99999999999999999999", "0x7fffffffffffffff"]
 
@@ -62,6 +66,16 @@ struct SurfaceGenerators: Sendable {
         let file = random.pick(EmbeddedCatalogue.files)
         var lines = file.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let numbered = lines.indices.filter { lines[$0].range(of: #": [0-9][0-9.]*(ms|s|m)?$"#, options: .regularExpression) != nil }
+        if random.chance(0.1) {
+            // A number written as a parameter expression (docs/SPECIFICATION.md): a retry count past every range.
+            let count = random.pick(Self.expressionCounts)
+            let expression = random.pick(["$backoffTotal(\(count))", "$backoff(\(count))", "$backoffTotal(2) * \(count)",
+                                          "$keepAliveInterval * \(count)", "$backoff(0 - \(count))"])
+            let list = "\"$backoffTimes(0, \(count))\""
+            let text = "id: fuzz/expression\ntitle: t\nsource: s\nprofile: cometchat-ios\nsteps:\n  - client: a\n  - a.init: {}\n"
+                + "  - advance: \(expression)\n  - expect: { a.connectAttempts: { at: [\(list)] } }\n"
+            return WireInput(stage: .scenario, label: "scenario/expression", bytes: Array(text.utf8), expectation: .reply)
+        }
         if random.chance(0.3), !numbered.isEmpty {
             let index = random.pick(numbered)
             let colon = lines[index].range(of: ": ", options: .backwards)!
@@ -112,6 +126,26 @@ struct SurfaceGenerators: Sendable {
         }
         return WireInput(stage: .driverLine, label: "driver/" + what.prefix(32), bytes: Array(lines.joined(separator: "\n").utf8),
                          expectation: .reply)
+    }
+
+    // MARK: Manifests
+
+    /// A manifest declaring a value for each kind of parameter (docs/SPECIFICATION.md).
+    static let manifest: JSONValue = [
+        "sdk": ["name": "fuzz", "version": "1.0.0"],
+        "parameters": ["keepAliveInterval": 13, "pongTimeout": 7, "loginReplyTimeout": 6,
+                       "reconnectBackoff": ["steps": [0.1, 0.3, 0.7], "repeatEvery": 50],
+                       "backgroundCloseCode": 1000, "notInitializedError": "E_NOT_READY", "defaultUsersLimit": 20],
+        "features": ["exclude": ["ping"]],
+        "waivers": [["rule": "reconnection.backoff-schedule", "reason": "fuzz"]],
+    ]
+
+    func manifest(_ random: inout FuzzRandom) -> WireInput {
+        if random.chance(0.1) {
+            return WireInput(stage: .manifest, label: "manifest/raw", bytes: Array(FuzzValues.rawText(&random).utf8), expectation: .reply)
+        }
+        let (value, label) = FuzzValues.mutate(Self.manifest, &random)
+        return WireInput(stage: .manifest, label: "manifest/" + label.prefix(28), bytes: Array(value.description.utf8), expectation: .reply)
     }
 
     // MARK: Command lines

@@ -25,15 +25,31 @@ public struct SurfaceRunner: Sendable {
         let outcome = Mutex<[String]>([])
         let finished = Self.within(deadlineSeconds) { [self] in
             let problems: [String] = switch input.stage {
-            case .recording: readRecording?(text) ?? []
+            case .recording: Self.seededBug(text) + (readRecording?(text) ?? [])
             case .scenario: scenario(text, run: Self.decides(input.bytes, share: runShare))
             case .driverLine: driverLines(text)
+            case .manifest: manifest(text)
             default: flags(text)
             }
             outcome.withLock { $0 = problems }
         }
         return finished ? outcome.withLock { $0 } : ["no answer within \(Int(deadlineSeconds)) s (a hang)"]
     }
+
+    /// A deliberate bug, for the tests of crash shrinking (docs/FUZZING.md): with
+    /// `MOCKCHAT_FUZZ_SEEDED_BUG=recording-time` in the environment, a recording line
+    /// whose `t` is past 1e15 s traps here (Double to Int64), as an unchecked reader would.
+    private static func seededBug(_ text: String) -> [String] {
+        guard seededBugName == "recording-time" else { return [] }
+        for line in text.split(separator: "\n") {
+            if let seconds = (try? JSONParser.parse(Array(line.utf8)))?["t"]?.doubleValue, seconds > 1e15 {
+                _ = Int64(seconds * 1_000_000)
+            }
+        }
+        return []
+    }
+
+    private static let seededBugName = ProcessInfo.processInfo.environment["MOCKCHAT_FUZZ_SEEDED_BUG"]
 
     /// `mockchat test FILE`: a file is refused with a message or loads; one that loads may run.
     private func scenario(_ text: String, run: Bool) -> [String] {
@@ -45,6 +61,23 @@ public struct SurfaceRunner: Sendable {
         }
         guard run else { return [] }
         _ = ScenarioRunner(options: CatalogueRunner.Options()).run(scenario)
+        return []
+    }
+
+    /// `mockchat test --manifest FILE`: refused with a message, or read and a backoff
+    /// scenario run with its values.
+    private func manifest(_ text: String) -> [String] {
+        let manifest: Manifest
+        do {
+            manifest = try Manifest.read(text, origin: "fuzz.yaml")
+        } catch {
+            return error.message.isEmpty ? ["refused without a message"] : []
+        }
+        guard let file = EmbeddedCatalogue.files.first(where: { $0.path.hasSuffix("cometchat-backoff-schedule.yaml") }),
+              let scenario = try? ScenarioLoader.load(file.text, path: file.path) else { return [] }
+        var options = CatalogueRunner.Options()
+        options.manifest = manifest
+        _ = ScenarioRunner(options: options).run(scenario)
         return []
     }
 

@@ -28,12 +28,15 @@ public struct WireFuzzer: Sendable {
         public var handshakeWeight = 20, framesWeight = 20, messageWeight = 60
         /// Weights of the other ways in (none in wire mode; see ``inputs()``): control API
         /// requests, recordings, scenario files, driver lines, command lines.
-        public var controlWeight = 0, recordingWeight = 0, scenarioWeight = 0, driverWeight = 0, flagsWeight = 0
+        public var controlWeight = 0, recordingWeight = 0, scenarioWeight = 0, driverWeight = 0, flagsWeight = 0, manifestWeight = 0
         /// How the inputs read in process are checked (recordings and command lines need
         /// code above this module).
         public var surfaces = SurfaceRunner()
         /// Option names of each `mockchat` subcommand, for command-line inputs.
         public var commands: [(name: String, options: [String])] = []
+        /// Seconds to shrink each new kind of finding of the other ways in (0: none);
+        /// the shrunk input is written to the output folder as an ``InputRegression``.
+        public var shrinkBudgetSeconds = 0.0
         public init() {}
 
         public static var shared: WritableKeyPath<Self, FuzzCampaign.Options> { \.campaign }
@@ -43,7 +46,8 @@ public struct WireFuzzer: Sendable {
             var options = Options()
             (options.handshakeWeight, options.framesWeight, options.messageWeight) = (0, 0, 0)
             (options.controlWeight, options.recordingWeight, options.scenarioWeight) = (40, 20, 15)
-            (options.driverWeight, options.flagsWeight) = (15, 10)
+            (options.driverWeight, options.flagsWeight, options.manifestWeight) = (15, 10, 5)
+            options.shrinkBudgetSeconds = 30
             return options
         }
     }
@@ -176,8 +180,9 @@ public struct WireFuzzer: Sendable {
                 if let known = partial.findings[key] {
                     partial.findings[key] = (known.index, known.line, known.count + 1)
                 } else {
-                    let line = "input \(index) (\(input.label)\(input.oneByteAtATime ? ", one byte at a time" : "")): "
+                    var line = "input \(index) (\(input.label)\(input.oneByteAtATime ? ", one byte at a time" : "")): "
                         + problems.joined(separator: "; ") + "; sent " + Self.escape(input.bytes)
+                    if let shrunk = shrinkFinding(input, problem: problems[0], index: index, runner: runner) { line += "; " + shrunk }
                     partial.findings[key] = (index, line, 1)
                 }
             }
@@ -208,12 +213,14 @@ public struct WireFuzzer: Sendable {
         let surfaces = SurfaceGenerators(commands: options.commands)
         switch random.weighted([(0, options.handshakeWeight), (1, options.framesWeight), (2, options.messageWeight),
                                 (3, options.controlWeight), (4, options.recordingWeight), (5, options.scenarioWeight),
-                                (6, options.driverWeight), (7, options.commands.isEmpty ? 0 : options.flagsWeight)]) {
+                                (6, options.driverWeight), (7, options.commands.isEmpty ? 0 : options.flagsWeight),
+                                (8, options.manifestWeight)]) {
         case 3: return ControlGenerator().generate(&random)
         case 4: return surfaces.recording(&random)
         case 5: return surfaces.scenario(&random)
         case 6: return surfaces.driverLines(&random)
         case 7: return surfaces.flags(&random)
+        case 8: return surfaces.manifest(&random)
         case 0:
             var generator = HandshakeGenerator()
             input = generator.generate(&random)
@@ -229,7 +236,7 @@ public struct WireFuzzer: Sendable {
     }
 
     /// A problem's text without the details that vary from input to input.
-    private static func kind(of problem: String) -> String {
+    public static func kind(of problem: String) -> String {
         String(problem.prefix { $0 != "," && $0 != ":" }.prefix(48))
     }
 

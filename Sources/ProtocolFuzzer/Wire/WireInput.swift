@@ -20,6 +20,8 @@ struct WireInput: Sendable {
         case driverLine
         /// As a command line, one argument per line, parsed by `mockchat`'s commands in process.
         case flags
+        /// As an SDK manifest (`--manifest`), read and, when it loads, run with a scenario in process.
+        case manifest
     }
 
     /// What a message means, for the ``RequestOracle``.

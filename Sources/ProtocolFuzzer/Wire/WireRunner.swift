@@ -103,7 +103,7 @@ final class WireRunner {
         case .frames: return runFrames(input)
         case .message: return runMessage(input)
         case .control: return runControl(input)
-        case .recording, .scenario, .driverLine, .flags: return surfaces.run(input)
+        case .recording, .scenario, .driverLine, .flags, .manifest: return surfaces.run(input)
         }
     }
 
