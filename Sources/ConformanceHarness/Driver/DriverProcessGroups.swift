@@ -131,7 +131,9 @@ public enum DriverProcessGroups {
     /// Ends every driver group, then this process with `number` at its default action
     /// (so a shell reports the signal), from the source's thread.
     private static func endAllAndDie(of number: Int32) -> Never {
+        StdioDriverChannel.spawnLock.lock()
         interrupted.withLock { $0 = true }
+        StdioDriverChannel.spawnLock.unlock()
         end(Array(Set(registered).union(childGroupLeaders())), grace: graceSeconds)
         signal(number, SIG_DFL)
         var set = sigset_t()
@@ -143,8 +145,9 @@ public enum DriverProcessGroups {
     }
 
     private static let installed = Mutex(false)
-    /// Set when an interrupt's handler has begun.
+    /// Set when an interrupt's handler has begun: no driver starts after it.
     private static let interrupted = Mutex(false)
+    static var isInterrupted: Bool { interrupted.withLock { $0 } }
     /// Kept alive for the life of the process; changed only under `installed`.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 }

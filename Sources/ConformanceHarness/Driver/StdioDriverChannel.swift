@@ -22,7 +22,9 @@ public final class StdioDriverChannel: DriverChannel {
     /// Signalled once stderr has reached its end.
     private let stderrEnded = DispatchSemaphore(value: 0)
 
-    private static let spawnLock = NSLock()
+    /// Held while a driver is spawned and registered; an interrupt's handler takes it too,
+    /// so a driver is either started before (and ended by it) or not started at all.
+    static let spawnLock = NSLock()
 
     /// Lines of stderr kept for reports.
     static let stderrLineCount = 20
@@ -37,6 +39,7 @@ public final class StdioDriverChannel: DriverChannel {
         signal(SIGPIPE, SIG_IGN)
         Self.spawnLock.lock()
         defer { Self.spawnLock.unlock() }
+        guard !DriverProcessGroups.isInterrupted else { throw ScenarioError("the run was interrupted") }
         // The pipes are close-on-exec from the start, so a process another thread starts
         // meanwhile never holds a driver's pipe end.
         var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
