@@ -14,6 +14,7 @@
   const KINDS = ["open", "in", "out", "close", "fault", "control"];
   const ROW = 20;
   const MAX_ENTRIES = 500000;
+  const LIVE_INTERVAL = 100; // ms between draws of the timeline as entries arrive
 
   function headers(json) {
     const h = { "X-Console-Token": consoleToken };
@@ -332,21 +333,25 @@
   }
 
   const timeline = $("timeline");
-  let renderQueued = false, layoutQueued = false;
+  let renderQueued = false, layoutQueued = false, lastLayout = 0;
   /** Sizes the list to the rows shown, follows the newest row, and draws the rows in view. */
   function layout(force) {
     layoutQueued = false;
+    lastLayout = performance.now();
     $("spacer").style.height = shown.length * ROW + "px";
     $("timeline-count").textContent = `${shown.length} shown of ${entries.length} kept` +
       (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}`;
     if (document.querySelector('#filters input[name="follow"]').checked) timeline.scrollTop = timeline.scrollHeight;
     if (force) render(); else queueRender();
   }
-  /** One layout and one render per animation frame, however many lines arrive before it. */
+  /** One layout and one render for the lines that arrive within LIVE_INTERVAL ms, in an
+   *  animation frame: drawing a fast stream's every frame costs the page most of a core
+   *  and shows nothing a reader can follow. Scrolling still draws in every frame. */
   function queueLayout() {
     if (layoutQueued) return;
     layoutQueued = true;
-    requestAnimationFrame(() => { if (layoutQueued) layout(true); });
+    setTimeout(() => requestAnimationFrame(() => { if (layoutQueued) layout(true); }),
+      Math.max(0, lastLayout + LIVE_INTERVAL - performance.now()));
   }
   function queueRender() {
     if (renderQueued) return;
@@ -356,8 +361,10 @@
   function inRange(e) {
     return range.from !== null && e.seq >= range.from && e.seq <= (range.to ?? range.from);
   }
+  let renderedTop = -1; // the scroll position the rows in the page were drawn for
   function render() {
     renderQueued = false;
+    renderedTop = timeline.scrollTop;
     const first = Math.max(0, Math.floor(timeline.scrollTop / ROW) - 5);
     const count = Math.ceil(timeline.clientHeight / ROW) + 10;
     const last = Math.min(shown.length, first + count);
@@ -376,7 +383,7 @@
   timeline.addEventListener("scroll", () => {
     const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW;
     document.querySelector('#filters input[name="follow"]').checked = atBottom;
-    queueRender();
+    if (timeline.scrollTop !== renderedTop) queueRender(); // not the scroll of a layout that drew already
   });
   window.addEventListener("resize", queueRender);
   $("rows").addEventListener("click", (event) => {
