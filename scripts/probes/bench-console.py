@@ -2,25 +2,40 @@
 """What one open web console costs the server (docs/BENCHMARKS.md, "The web console").
 
 Runs `mockchat bench ping` (open loop, --rate pings/s over --connections) against a fresh
-`mockchat serve` (the trace at its default settings: the console streams it) in three
-setups, interleaved, --repeats times each:
+`mockchat serve` (the trace at its default settings: the console streams it) in setups
+taken in turn, --repeats times each:
 
-  none     no console open (the base);
-  console  the console page open in headless Chromium, streaming the load live;
-  stalled  a viewer that opened the stream and never reads (a frozen or gone tab);
-  reader   a viewer that reads the stream as fast as it comes (on core 0): the most a
-           console can make the server write, with no browser beside the generator.
+  none        no console open (the base);
+  blank       headless Chromium open on about:blank (the browser's presence, no console);
+  console     the console page open in headless Chromium, streaming the load live;
+  altconsole  the same with the page's script replaced by --alt-page-js (another version
+              of Console/console.js, to compare the page's own cost);
+  stalled     a viewer that opened the stream and never reads (a frozen or gone tab);
+  reader      a viewer that reads the stream as fast as it comes (a thread of this
+              script, on the generator's core): the most a console makes the server write.
 
-The server runs on core 1, the generator and Chromium on core 0 (`taskset`). Each run
-writes the bench's JSON report; the summary gives the medians of p50, p99, p99.9, the
-server CPU per ping and its RSS after the run, the page's received and skipped entries, and the ratio of
-each setup's median p99 to that of `none`.
+A browser setup may say where Chromium runs: `console@1` on core 1, `console@0:idle`
+on core 0 under SCHED_IDLE (`chrt --idle 0`: it gets only CPU no other task wants;
+every Chromium process inherits it). Without them it runs on the generator's core at
+normal priority. The server runs on --server-core, the generator (and this script) on
+--generator-core.
+
+Every run records the bench's figures (p50, p99, p99.9, server CPU per ping, the
+generator's send lag p99 and its share of a core, the server's, both cores' busy share),
+the server's RSS after the run and, with Chromium, the CPU its processes used in the
+bench's window (all of them, and the renderer alone; /proc/PID/stat), as a share of a
+core and per 1,000 entries the page took. The summary (OUT_DIR/summary.json, with the
+load average at start and end) gives the medians per setup, the range of p99, and each
+setup's median p99 over that of the first setup and, for a console, over that of the
+`blank` setup with the same placement and priority: the console's own effect.
 
 Usage: bench-console.py MOCKCHAT OUT_DIR [--repeats 3] [--rate 20000] [--connections 1000]
-       [--duration 10] [--warmup 2]
+       [--duration 10] [--warmup 2] [--setups none,blank@1:idle,console@1:idle,reader,stalled]
+       [--alt-page-js FILE]
 """
 import argparse
 import asyncio
+import base64
 import json
 import os
 import socket
@@ -29,17 +44,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from devtools import DevTools, start_chromium  # noqa: E402
+from console_timing import settled_trace_seq  # noqa: E402
 
-
-def settled_trace_seq(port):
-    """The trace's last sequence number once the server has handled all it was sent."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/control/settle", data=b"", timeout=5) as response:
-        return json.load(response)["traceSeq"]
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def free_port():
@@ -48,8 +59,8 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(mockchat, port):
-    server = subprocess.Popen(["taskset", "-c", "1", mockchat, "serve", "--port", str(port)],
+def start_server(mockchat, port, core):
+    server = subprocess.Popen(["taskset", "-c", str(core), mockchat, "serve", "--port", str(port)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     if "listening" not in server.stdout.readline():
         raise RuntimeError("the server did not start")
@@ -65,9 +76,29 @@ def stop(process):
         process.wait()
 
 
+def open_stream(port, receive_window=None):
+    """Opens the live stream with the page's token; returns the socket."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/console", timeout=5) as response:
+        page = response.read().decode()
+    token = page.split('name="console-token" content="', 1)[1].split('"', 1)[0]
+    viewer = socket.socket()
+    if receive_window:
+        viewer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_window)
+    viewer.connect(("127.0.0.1", port))
+    viewer.sendall(f"GET /control/console/events?since=0 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                   f"X-Console-Token: {token}\r\n\r\n".encode())
+    return viewer
+
+
+def stalled_viewer(port):
+    """A viewer that never reads, with a 4 KiB receive window: the server's queue fills soon."""
+    return open_stream(port, receive_window=4096)
+
+
 def reading_viewer(port):
-    """Opens the live stream and reads it as fast as it comes, on a thread; returns a byte counter."""
-    viewer = stalled_viewer(port)
+    """A viewer that reads the stream as fast as it comes (the system's default window), on a
+    thread; returns the socket and a byte counter."""
+    viewer = open_stream(port)
     counted = {"bytes": 0}
 
     def read():
@@ -83,18 +114,6 @@ def reading_viewer(port):
     return viewer, counted
 
 
-def stalled_viewer(port):
-    """Opens the live stream with the page's token and never reads from it."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/console", timeout=5) as response:
-        page = response.read().decode()
-    token = page.split('name="console-token" content="', 1)[1].split('"', 1)[0]
-    viewer = socket.create_connection(("127.0.0.1", port))
-    viewer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the server queue fills soon
-    viewer.sendall(f"GET /control/console/events?since=0 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                   f"X-Console-Token: {token}\r\n\r\n".encode())
-    return viewer
-
-
 def rss_mib(pid):
     """The server's resident memory now (VmRSS), in MiB."""
     with open(f"/proc/{pid}/status") as f:
@@ -104,10 +123,51 @@ def rss_mib(pid):
     return None
 
 
+def process_tree(root):
+    """`root` and its descendants: {pid: command line}."""
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(name))
+        except (OSError, IndexError, ValueError):
+            pass
+    tree, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                tree[pid] = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        todo += children.get(pid, [])
+    return tree
+
+
+def cpu_seconds(pid):
+    """A process's user and system CPU so far, in seconds (/proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def browser_cpu(root):
+    """CPU so far of Chromium's processes: {"all": s, "renderer": s}."""
+    tree = process_tree(root)
+    return {"all": sum(cpu_seconds(pid) for pid in tree),
+            "renderer": sum(cpu_seconds(pid) for pid, command in tree.items() if "--type=renderer" in command)}
+
+
 def bench(mockchat, port, pid, args, report):
-    command = ["taskset", "-c", "0", mockchat, "bench", "ping", "--server", f"127.0.0.1:{port}", "--server-pid", str(pid),
-               "--connections", str(args.connections), "--rate", str(args.rate), "--duration", str(args.duration),
-               "--warmup", str(args.warmup), "--json", report, "--no-progress"]
+    command = ["taskset", "-c", str(args.generator_core), mockchat, "bench", "ping", "--server", f"127.0.0.1:{port}",
+               "--server-pid", str(pid), "--connections", str(args.connections), "--rate", str(args.rate),
+               "--duration", str(args.duration), "--warmup", str(args.warmup), "--json", report, "--no-progress"]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     with open(report) as f:
         return json.load(f)
@@ -115,44 +175,98 @@ def bench(mockchat, port, pid, args, report):
 
 def figure(report, key):
     """A figure of a bench JSON report, wherever it sits."""
-    def walk(value):
-        if isinstance(value, dict):
-            if key in value:
-                return value[key]
-            for item in value.values():
-                found = walk(item)
-                if found is not None:
-                    return found
-        elif isinstance(value, list):
-            for item in value:
-                found = walk(item)
-                if found is not None:
-                    return found
-        return None
-    return walk(report)
+    if isinstance(report, dict):
+        if key in report:
+            return report[key]
+        report = list(report.values())
+    if isinstance(report, list):
+        for item in report:
+            found = figure(item, key)
+            if found is not None:
+                return found
+    return None
+
+
+def parse_setup(text, generator_core):
+    """`console@1:idle` -> ("console", 1, True)."""
+    name, _, rest = text.partition("@")
+    core, _, policy = rest.partition(":")
+    if ":" in name:
+        name, policy = name.split(":", 1)
+    return name, int(core) if core else generator_core, policy == "idle"
+
+
+async def open_with_script(page, url, script):
+    """Navigates to the console at `url` with its script replaced by `script` (the page's
+    own nonce, token and headers kept), through the DevTools Fetch domain."""
+    await page.send("Fetch.enable", patterns=[{"urlPattern": "*/console", "requestStage": "Response"}])
+    # The navigation answers once the page commits, after the paused response goes on.
+    navigation = asyncio.create_task(page.send("Page.navigate", url=url))
+    for _ in range(300):
+        paused = next((e for e in page.events if e.get("method") == "Fetch.requestPaused"), None)
+        if paused:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise RuntimeError("the console's response never came")
+    request = paused["params"]
+    body = await page.send("Fetch.getResponseBody", requestId=request["requestId"])
+    html = base64.b64decode(body["body"]).decode() if body["base64Encoded"] else body["body"]
+    head, rest = html.split("<script nonce=", 1)
+    opening, _ = rest.split(">", 1)
+    html = f"{head}<script nonce={opening}>{script}</script>\n</body>\n</html>\n"
+    await page.send("Fetch.fulfillRequest", requestId=request["requestId"], responseCode=request["responseStatusCode"],
+                    responseHeaders=request["responseHeaders"], body=base64.b64encode(html.encode()).decode())
+    await navigation
+    await page.send("Fetch.disable")
+
+
+async def browser_run(mockchat, port, server, setup, args, out, report_path):
+    """A bench run with Chromium open: on the console page (`console`), on the console with
+    --alt-page-js's script (`altconsole`), or on about:blank (`blank`)."""
+    name, core, idle = parse_setup(setup, args.generator_core)
+    prefix = ["taskset", "-c", str(core)] + (["chrt", "--idle", "0"] if idle else [])
+    url = f"http://127.0.0.1:{port}/console" if name == "console" else "about:blank"
+    browser, page_url = start_chromium(free_port(), tempfile.mkdtemp(), os.path.join(out, "chromium.log"),
+                                       ["--window-size=1400,900"], url, prefix=prefix)
+    stats = {}
+    try:
+        async with DevTools(page_url) as page:
+            if name == "altconsole":
+                with open(args.alt_page_js) as f:
+                    await open_with_script(page, f"http://127.0.0.1:{port}/console", f.read())
+            if name != "blank":
+                await page.until("document.getElementById('stream-status')?.textContent === 'live'", "a live stream")
+            before = browser_cpu(browser.pid)
+            report = bench(mockchat, port, server.pid, args, report_path)
+            after = browser_cpu(browser.pid)
+            window = args.duration + args.warmup
+            stats["browserCorePercent"] = round(100 * (after["all"] - before["all"]) / window, 1)
+            stats["rendererCorePercent"] = round(100 * (after["renderer"] - before["renderer"]) / window, 1)
+            if name != "blank":
+                # What the page took in the window (the entries it holds, the skip markers
+                # included), and its CPU per thousand of them.
+                stats.update(await page.eval("""({received: window.mockchatConsole.entries.length,
+                    skipped: window.mockchatConsole.skipped()})"""))
+                if stats["received"]:
+                    stats["rendererMsPer1k"] = round(1e6 * (after["renderer"] - before["renderer"]) / stats["received"], 1)
+                    stats["browserMsPer1k"] = round(1e6 * (after["all"] - before["all"]) / stats["received"], 1)
+                server_seq = settled_trace_seq(port)
+                await page.until(f"window.mockchatConsole.lastSeq() >= {server_seq}",
+                                 f"the stream reaching entry {server_seq}", deadline=120)
+    finally:
+        stop(browser)
+    return report, stats
 
 
 async def run(mockchat, setup, args, out, index):
     port = free_port()
-    server = start_server(mockchat, port)
-    browser = viewer = None
-    page_stats = {}
+    server = start_server(mockchat, port, args.server_core)
+    viewer, stats = None, {}
+    report_path = os.path.join(out, f"{setup.replace(':', '-')}-{index}.json")
     try:
-        report_path = os.path.join(out, f"{setup}-{index}.json")
-        if setup == "console":
-            debug_port = free_port()
-            browser, page_url = start_chromium(debug_port, tempfile.mkdtemp(), os.path.join(out, "chromium.log"),
-                                               ["--window-size=1400,900"], f"http://127.0.0.1:{port}/console")
-            browser_pid = browser.pid
-            subprocess.run(["taskset", "-a", "-p", "-c", "0", str(browser_pid)], stdout=subprocess.DEVNULL, check=False)
-            async with DevTools(page_url) as page:
-                await page.until("document.getElementById('stream-status')?.textContent === 'live'", "a live stream")
-                report = bench(mockchat, port, server.pid, args, report_path)
-                server_seq = settled_trace_seq(port)
-                await page.until(f"window.mockchatConsole.lastSeq() >= {server_seq}",
-                                 f"the stream reaching entry {server_seq}")
-                page_stats = await page.eval("""({received: window.mockchatConsole.entries.length,
-                    lastSeq: window.mockchatConsole.lastSeq(), skipped: window.mockchatConsole.skipped()})""")
+        if parse_setup(setup, 0)[0] in ("console", "altconsole", "blank"):
+            report, stats = await browser_run(mockchat, port, server, setup, args, out, report_path)
         else:
             counted = None
             if setup == "stalled":
@@ -161,16 +275,18 @@ async def run(mockchat, setup, args, out, index):
                 viewer, counted = reading_viewer(port)
             report = bench(mockchat, port, server.pid, args, report_path)
             if counted is not None:
-                page_stats["streamedMiB"] = round(counted["bytes"] / (1 << 20), 1)
-        page_stats["serverLastSeq"] = settled_trace_seq(port)
-        page_stats["rssMiB"] = rss_mib(server.pid)
+                stats["streamedMiB"] = round(counted["bytes"] / (1 << 20), 1)
+        stats["rssMiB"] = rss_mib(server.pid)
     finally:
         if viewer:
             viewer.close()
-        if browser:
-            stop(browser)
         stop(server)
-    return report, page_stats
+    return report, stats
+
+
+FIGURES = {"p50": "p50Micros", "p99": "p99Micros", "p999": "p999Micros", "cpu": "serverCPUMicrosPerPing",
+           "rate": "achievedRate", "sendLagP99": "sendLagP99Micros", "generatorCorePercent": "generatorCorePercent",
+           "serverCorePercent": "serverCorePercent", "busy": "busyPercent"}
 
 
 def main():
@@ -182,32 +298,46 @@ def main():
     parser.add_argument("--connections", type=int, default=1000)
     parser.add_argument("--duration", type=float, default=10)
     parser.add_argument("--warmup", type=float, default=2)
-    parser.add_argument("--setups", default="none,console,stalled,reader", help="which setups, in turn; the first is the base")
+    parser.add_argument("--server-core", type=int, default=1)
+    parser.add_argument("--generator-core", type=int, default=0)
+    parser.add_argument("--alt-page-js", help="the script `altconsole` setups run in the console page instead of its own")
+    parser.add_argument("--setups", default="none,blank@1:idle,console@1:idle,reader,stalled",
+                        help="which setups, in turn; the first is the base")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    os.sched_setaffinity(0, {args.generator_core})  # the reader thread and the DevTools client
     setups = args.setups.split(",")
     rows = {setup: [] for setup in setups}
+    with open("/proc/loadavg") as f:
+        load_at_start = f.read().split()[:3]
     for index in range(args.repeats):
         for setup in setups:
             report, stats = asyncio.run(run(args.mockchat, setup, args, args.out, index))
-            row = {"p50": figure(report, "p50Micros"), "p99": figure(report, "p99Micros"),
-                   "p999": figure(report, "p999Micros"), "cpu": figure(report, "serverCPUMicrosPerPing"),
-                   "rate": figure(report, "achievedRate"), "sendLagP99": figure(report, "sendLagP99Micros"),
-                   "busy": figure(report, "busyPercent"), **stats}
+            row = {key: figure(report, name) for key, name in FIGURES.items()} | stats
             rows[setup].append(row)
-            print(f"{setup:8} run {index + 1}: {json.dumps(row)}", flush=True)
+            print(f"{setup:16} run {index + 1}: {json.dumps(row)}", flush=True)
     summary = {}
     for setup in setups:
-        def median(key):
+        summary[setup] = {}
+        for key in list(FIGURES) + ["rssMiB", "received", "skipped", "streamedMiB", "browserCorePercent",
+                                    "rendererCorePercent", "rendererMsPer1k", "browserMsPer1k"]:
             values = [r[key] for r in rows[setup] if isinstance(r.get(key), (int, float))]
-            return statistics.median(values) if values else None
-        summary[setup] = {key: median(key) for key in ["p50", "p99", "p999", "cpu", "rate", "rssMiB", "received", "skipped", "streamedMiB"]}
+            summary[setup][key] = statistics.median(values) if values else None
+        summary[setup]["p99Range"] = [min(r["p99"] for r in rows[setup]), max(r["p99"] for r in rows[setup])]
     base = summary[setups[0]]["p99"]
     for setup in setups:
         p99 = summary[setup]["p99"]
-        summary[setup]["p99VsNone"] = round(p99 / base, 3) if p99 and base else None
+        summary[setup]["p99VsBase"] = round(p99 / base, 3) if p99 and base else None
+        kind = setup.split("@")[0].split(":")[0]
+        twin = "blank" + setup[len(kind):] if kind in ("console", "altconsole") else None
+        if twin in summary and summary[twin]["p99"]:
+            summary[setup]["p99VsBlank"] = round(p99 / summary[twin]["p99"], 3)
+    with open("/proc/loadavg") as f:
+        load_at_end = f.read().split()[:3]
     with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump({"args": vars(args), "runs": rows, "medians": summary}, f, indent=2)
+        json.dump({"args": vars(args), "loadAverage": {"start": load_at_start, "end": load_at_end},
+                   "runs": rows, "medians": summary}, f, indent=2)
+    print(f"load average at start {' '.join(load_at_start)}, at end {' '.join(load_at_end)}")
     print("medians:", json.dumps(summary, indent=2))
 
 
