@@ -317,7 +317,7 @@ async def session():
             load_seconds = time.monotonic() - loaded
             timing = await console_timing.measure(page)
             step("the timeline stays smooth with the whole trace loaded",
-                 timing["entries"] >= 100000 and timing["rows"] < 100 and timing["worstScrollRenderMs"] < 50
+                 timing["entries"] >= 100000 and timing["rows"] < 100 and timing["medianScrollRenderMs"] < 50
                  and max(timing["searchMs"], timing["connFilterMs"], timing["kindFilterMs"]) < 1000
                  and timing["scrolledTo"] > 0 and timing["medianFrameMs"] < 100,
                  f"{json.dumps(timing)}, loaded in {load_seconds:.1f} s")
