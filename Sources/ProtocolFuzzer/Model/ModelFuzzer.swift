@@ -65,7 +65,7 @@ public struct ModelFuzzer: Sendable {
         runner.jobs = max(1, options.jobs)
         var shrunkSignatures: Set<String> = []
         var continuations: [PendingRun] = []
-        while report.steps < options.steps, options.seconds.map({ elapsed() < $0 }) ?? true {
+        while options.campaign.goesOn(at: report.steps, elapsedSeconds: elapsed()) {
             // Continuations first, then new histories: enough for every worker, and no
             // more steps than are still to run.
             var batch = continuations
@@ -113,7 +113,6 @@ public struct ModelFuzzer: Sendable {
     }
 
     private func count(_ actions: some Collection<FuzzAction>, into report: inout Report) {
-        report.steps += actions.count
-        for action in actions { report.stepsByKind[action.kindName, default: 0] += 1 }
+        report.tally.count(kinds: actions.lazy.map(\.kindName))
     }
 }

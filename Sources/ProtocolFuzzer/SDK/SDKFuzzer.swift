@@ -148,7 +148,7 @@ public struct SDKFuzzer: Sendable {
         let workers = shared ? 1 : max(1, options.jobs)
         var shrunk: Set<String> = []
         var done = false
-        while !done, report.steps < options.steps, options.seconds.map({ started.elapsedSeconds < $0 }) ?? true {
+        while !done, options.campaign.goesOn(at: report.steps, elapsedSeconds: started.elapsedSeconds) {
             var batch: [(number: Int, history: AppHistory)] = []
             var allocated = report.steps
             while batch.count < workers, allocated < options.steps {
@@ -287,7 +287,6 @@ public struct SDKFuzzer: Sendable {
     }
 
     private func count(_ actions: some Collection<AppAction>, into report: inout Report) {
-        report.steps += actions.count
-        for action in actions { report.stepsByKind[action.kind, default: 0] += 1 }
+        report.tally.count(kinds: actions.lazy.map(\.kind))
     }
 }

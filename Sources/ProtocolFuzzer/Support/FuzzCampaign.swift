@@ -24,6 +24,12 @@ public enum FuzzCampaign {
         public var shrinkBudgetSeconds = 120.0
 
         public init(steps: Int) { self.steps = steps }
+
+        /// Whether a run that has reached step `step` after `elapsedSeconds` goes on:
+        /// within both the steps and the seconds asked for.
+        public func goesOn(at step: Int, elapsedSeconds: Double) -> Bool {
+            step < steps && seconds.map { elapsedSeconds < $0 } ?? true
+        }
     }
 
     /// A finding (a divergence from the model, a difference from the reference SDK),
@@ -82,6 +88,14 @@ public enum FuzzCampaign {
         public var divergencesBySignature: [String: Int] = [:]
 
         public init(seed: UInt64) { self.seed = seed }
+
+        /// Counts steps run, given by their kinds.
+        public mutating func count(kinds: some Sequence<String>) {
+            for kind in kinds {
+                steps += 1
+                stepsByKind[kind, default: 0] += 1
+            }
+        }
     }
 
     /// A snapshot for the progress line.

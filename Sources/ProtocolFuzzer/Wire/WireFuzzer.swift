@@ -164,7 +164,7 @@ public struct WireFuzzer: Sendable {
         }
         var pending = (inputs: 0, divergences: 0)
         var index = worker
-        while index < options.steps, options.seconds.map({ started.elapsedSeconds < $0 }) ?? true {
+        while options.campaign.goesOn(at: index, elapsedSeconds: started.elapsedSeconds) {
             var random = FuzzRandom(seed: Self.inputSeed(options.seed, index: index))
             let input = make(&random)
             CrashNote.set(worker, "input \(index) (\(input.label)) of this seed (one of the inputs of the workers running then)")
