@@ -320,7 +320,9 @@ public struct RecordingReader {
             default: "-"
             }
         }
-        let name = String(kept)
+        // At most 64 characters: a YAML key longer than 1,024 is not a key (a 5,000-character
+        // uid made a scenario that did not load; found by `mockchat fuzz --mode inputs`).
+        let name = String(kept.prefix(64))
         return name == "server" || name.first == "-" ? "u" + name : name
     }
 

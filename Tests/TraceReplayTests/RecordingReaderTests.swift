@@ -30,6 +30,21 @@ import Testing
         ])
     }
 
+    /// Found by `mockchat fuzz --mode inputs` (seed 20261127, input 6838, shrunk from 11,067
+    /// to 2,685 bytes): a uid of 5,000 characters named a client with a YAML key past 1,024
+    /// characters, and the written scenario did not load ("mapping values are not allowed").
+    @Test func aLongUidNamesAClientTheWrittenScenarioCanHold() throws {
+        let uid = String(repeating: "é", count: 5_000)
+        let trace = try TraceFile.parse(([Self.header,
+            #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1"}"#,
+            #"{"seq":2,"t":1700000000.0,"kind":"in","conn":"c1","uid":"\#(uid)"}"#,
+        ]).joined(separator: "\n") + "\n", path: "t.jsonl")
+        let recording = try RecordingReader.read(trace)
+        let yaml = recording.yaml(id: "regressions/fuzz", title: "fuzz", source: "fuzz", steps: recording.steps(), comments: [])
+        _ = try ScenarioLoader.load(yaml, path: "<output>")
+        #expect(RecordingReader.wireName(uid).count == 65, "u and 64 characters")
+    }
+
     @Test func aTokenLoginIsNamedAfterTheUserTheServerCredits() throws {
         let steps = try steps([
             #"{"seq":1,"t":1700000000.0,"kind":"open","conn":"c1","text":"127.0.0.1"}"#,

@@ -2,10 +2,11 @@ import ChatProtocol
 import ConformanceHarness
 import Dispatch
 import Foundation
+import MockChatCore
 import Synchronization
 
 /// Runs the inputs read in process and says what went wrong: each must be refused with
-/// a message or taken, within ``deadlineSeconds`` of wall time. A crash ends the run
+/// a message or taken, within ``deadlineSeconds`` of its thread's CPU time. A crash ends the run
 /// (the campaign's crash note names the input).
 public struct SurfaceRunner: Sendable {
     /// Parses a command line as `mockchat` would; the refusal's message, or nil when it parsed.
@@ -13,7 +14,7 @@ public struct SurfaceRunner: Sendable {
     /// Reads a recording as `scenarios from-trace` does; what went wrong (a refusal
     /// without a line, a written scenario that does not load).
     public var readRecording: (@Sendable (String) -> [String])?
-    /// Wall-clock seconds an input may take before it counts as a hang.
+    /// Seconds of CPU time an input may take before it counts as a hang.
     var deadlineSeconds = 20.0
     /// Share of loaded scenario files that are also run.
     var runShare = 0.25
@@ -33,7 +34,7 @@ public struct SurfaceRunner: Sendable {
             }
             outcome.withLock { $0 = problems }
         }
-        return finished ? outcome.withLock { $0 } : ["no answer within \(Int(deadlineSeconds)) s (a hang)"]
+        return finished ? outcome.withLock { $0 } : ["no answer within \(Int(deadlineSeconds)) s of CPU time (a hang)"]
     }
 
     /// A deliberate bug, for the tests of crash shrinking (docs/FUZZING.md): with
@@ -113,15 +114,30 @@ public struct SurfaceRunner: Sendable {
         return Double(hash % 1000) < share * 1000
     }
 
-    /// Runs `body` on a thread of its own; false when it did not finish in time (it is left running).
+    /// Runs `body` on a thread of its own; false when it did not finish in time (it is left
+    /// running). Time is the thread's CPU time, so a machine loaded by other work does not
+    /// turn a slow input into a hang; a thread blocked without using CPU counts as hung
+    /// after ``blockedFactor`` times `seconds` of wall time.
     private static func within(_ seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
         let done = DispatchSemaphore(value: 0)
+        let clock = Mutex<clockid_t?>(nil)
         let thread = Thread {
+            var id = clockid_t()
+            if pthread_getcpuclockid(pthread_self(), &id) == 0 { clock.withLock { $0 = id } }
             body()
             done.signal()
         }
         thread.stackSize = 8 << 20
         thread.start()
-        return done.wait(timeout: .now() + seconds) == .success
+        let started = Stopwatch()
+        while done.wait(timeout: .now() + 0.25) == .timedOut {
+            var spent = timespec()
+            let cpu = clock.withLock { $0 }.map { clock_gettime($0, &spent) == 0 ? Double(spent.tv_sec) + Double(spent.tv_nsec) / 1e9 : 0 } ?? 0
+            if cpu > seconds || started.elapsedSeconds > seconds * blockedFactor { return false }
+        }
+        return true
     }
+
+    /// Wall time, in multiples of the deadline, after which a thread is hung even without CPU use.
+    static let blockedFactor = 15.0
 }
