@@ -1,6 +1,6 @@
 # MockChat: `make run` starts the server, `make test` runs every test.
 # The targets run the tools in scripts/; scripts/probes/ holds one-off measurements and
-# comparisons that no target runs (README.md, "Layout").
+# comparisons that no target of `make test` runs (README.md, "Layout"); `make robustness-probe` runs one.
 SWIFT ?= swift
 MOCKCHAT = .build/debug/mockchat
 # The commit `mockchat --version` and the reports name (Package.swift reads it); empty
@@ -181,6 +181,14 @@ python-sdk-mutation-smoke: build
 	MOCKCHAT=$(MOCKCHAT) scripts/python-sdk-mutations --jobs 3 \
 		--bugs "listener-twice-after-reconnect no-backoff-reset-on-success hide-blocked-presence" \
 		--scenarios "Fixtures/scenarios/connection/listeners-each-called-once.yaml Fixtures/scenarios/reconnection/cometchat-backoff-resets-after-success.yaml Fixtures/scenarios/reconnection/nexconn-backoff-resets-after-success.yaml Fixtures/scenarios/presence/blocked-presence-delivered.yaml"
+
+## Issue 26's eight reproductions and its smaller items against real `mockchat serve` and
+## `mockchat test` processes (Redis outages of 0.3, 1, 5 and 30 s with a real redis-server):
+## a pass/fail table with a figure each. Not in `make test`: it takes minutes.
+.PHONY: robustness-probe
+robustness-probe: build
+	scripts/python-sdk-env
+	python3 scripts/probes/reproductions.py $(MOCKCHAT)
 
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs, then
 ## the other ways in (control API, recordings, scenario files, driver lines, flags, manifests),

@@ -168,4 +168,5 @@ async def main():
         await probe()
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
