@@ -126,7 +126,7 @@ let package = Package(
             "LoadGenerator", "MockChatServer", "EventLoop", "ChatProtocol", "MockChatTestSupport",
         ]),
         .testTarget(name: "TraceReplayTests", dependencies: [
-            "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol",
+            "TraceReplay", "ConformanceHarness", "MockChatServer", "EventLoop", "ChatProtocol", "MockChatTestSupport",
         ]),
     ]
 )

@@ -41,6 +41,8 @@ public struct RecordingReader {
     private var uncertain: Set<String> = []
     /// The reply to each login frame, by connection and request id.
     private var loginReplies: [String: JSONValue] = [:]
+    /// The latency faults in force: frames read late were sent earlier.
+    private var latency = RecordedLatency()
     private let startFixtures: Fixtures
     private var fixtures: Fixtures
 
@@ -131,10 +133,12 @@ public struct RecordingReader {
             }
             switch entry.kind {
             case .open:
-                try act(["wire": .string(name)], field: "conn", at: at, line: line.number)
+                try act(["wire": .string(name)], field: "conn", at: latency.sent(readAt: at, uid: nil, deviceId: nil),
+                        line: line.number)
                 received[conn ?? ""] = 0
             case .in:
-                try act(try send(entry, wire: name, line: line.number), field: "frame", at: at, line: line.number)
+                try act(try send(entry, wire: name, line: line.number), field: "frame",
+                        at: latency.sent(readAt: at, uid: entry.uid, deviceId: entry.deviceId), line: line.number)
             case .out:
                 guard let conn, let frame = entry.frame else { continue }
                 received[conn, default: 0] += 1
@@ -151,7 +155,7 @@ public struct RecordingReader {
                 if let device = entry.deviceId { pattern["device"] = .string(device) }
                 for (path, value) in FramePattern.fields(of: frame) { pattern["frame." + path] = value }
                 try expect("server.sent", timed(pattern, at: at), field: "frame", at: at, line: line.number)
-            case .fault where text.hasPrefix("drop"):
+            case .fault where text.hasPrefix("drop") || text.hasPrefix("upgrade: login attempt") && text.hasSuffix(" reset"):
                 if let conn { droppedByFault.insert(conn) }
             case .close:
                 guard let conn, !ended.contains(conn), let end = ends[conn] else { continue }
@@ -233,6 +237,7 @@ public struct RecordingReader {
         }
         let method = String(route[..<space]), path = String(route[route.index(after: space)...])
         var body = entry.frame ?? .null
+        latency.note(method: method, path: path, body: body, at: at)
         switch path {
         case "/control/clock/advance":
             recording.moments.append(Recording.Moment(at: at, action: nil, line: line))
@@ -266,9 +271,12 @@ public struct RecordingReader {
     // MARK: Moments
 
     /// Adds the step `action`, made from the entry's `field`, once it reads as a scenario step.
+    /// An action earlier than the latest moment (sent before a latency let the server
+    /// read it) goes in its place in time.
     private mutating func act(_ action: JSONValue, field: String, at: Int64, line: Int) throws(TraceError) {
         try check(action, field: field, line: line)
-        recording.moments.append(Recording.Moment(at: at, action: action, line: line))
+        let index = recording.moments.lastIndex { $0.at <= at }.map { $0 + 1 } ?? 0
+        recording.moments.insert(Recording.Moment(at: at, action: action, line: line), at: index)
     }
 
     /// A step made from the entry on `line` that the scenario reader refuses is the

@@ -89,6 +89,8 @@ extension ChatServer {
         let taken = fault.takes()
         if fault.isSpent { faults.loginUpgrades.remove(at: index) } else { faults.loginUpgrades[index] = fault }
         guard taken else { return false }
+        // Read, and not answered: a replay of the recording sends it again.
+        trace.record(.in, time: loop.clock.now, connection: id, uid: uid, deviceId: deviceId, frame: login)
         trace.record(.fault, time: loop.clock.now, connection: id, uid: uid, deviceId: deviceId,
                      text: "upgrade: login attempt \(fault.attemptsSeen) of \(uid ?? "?")/\(deviceId ?? "?") \(fault.describe)")
         switch fault.answer {
