@@ -81,6 +81,22 @@ struct PathFaultTests {
         #expect(try f.control("GET", "/control/faults").json?["latencies"]?.arrayValue?.isEmpty == true)
     }
 
+    @Test func settleCountsOnlyWhatCrossedTheLatency() throws {
+        let f = try ServerFixture()
+        let alice = try f.loggedIn("alice", device: "a")
+        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"latency","uid":"alice","ms":500}"#).status == 200)
+        func session() -> JSONValue? { f.server.settleState["sockets"]?.arrayValue?.first }
+        let ping = alice.send("ping")
+        f.settle()
+        // Fails before settling knew of latency: no "receiving", and the pong counted as sent at +500 ms.
+        #expect(session()?["received"] == 1 && session()?["receiving"] == true)
+        f.advance(milliseconds: 500)
+        #expect(session()?["received"] == 2 && session()?["receiving"] == nil)
+        #expect(session()?["sent"] == 1 && alice.reply(to: ping) == nil, "the pong is on its way")
+        f.advance(milliseconds: 500)
+        #expect(session()?["sent"] == 2 && alice.reply(to: ping) != nil)
+    }
+
     @Test func slowCloseHoldsTheTCPCloseAfterTheHandshakeAndAnswersTheCloseLate() throws {
         let f = try ServerFixture()
         let alice = try RawSession(f, uid: "alice", device: "a")

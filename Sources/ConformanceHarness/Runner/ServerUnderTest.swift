@@ -153,7 +153,7 @@ final class RemoteServer: ServerUnderTest {
         return (state["sockets"]?.arrayValue ?? []).map { socket in
             SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: true,
                         sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0),
-                        silent: socket["silent"]?.boolValue == true)
+                        silent: socket["silent"]?.boolValue == true, receiving: socket["receiving"]?.boolValue == true)
         }
     }
 

@@ -23,6 +23,12 @@ struct DelayedTraffic {
 }
 
 extension TCPConnection {
+    /// Whether bytes from the peer are still on their way through the latency.
+    public var holdsDelayedInput: Bool { !delayedIn.items.isEmpty }
+
+    /// Whether the latency holds anything this side wrote.
+    var holdsDelayedOutput: Bool { !delayedOut.items.isEmpty }
+
     /// Holds `item` until the latency has passed, behind what is ahead of it.
     func delay(_ item: DelayedTraffic.Item, inbound: Bool) {
         let latency = latencyMs ?? 0

@@ -54,6 +54,9 @@ public final class TCPConnection: HandleOwner {
             + handle.withMemoryRebound(to: uv_stream_t.self, capacity: 1) { uv_stream_get_write_queue_size($0) }
     }
 
+    /// Bytes written that have not crossed the latency yet (nor left the coalescer).
+    public var bytesNotCrossed: Int { pendingOutput.count + delayedOut.byteCount }
+
     /// Bytes the kernel has received on this socket that have not been read yet (0 when
     /// the socket is closed or the count is unavailable). A loop that stalled, or a timer
     /// that fires before the poll phase, can see input here that is already on its way.
@@ -96,6 +99,9 @@ public final class TCPConnection: HandleOwner {
     }
     var delayedIn = DelayedTraffic()
     var delayedOut = DelayedTraffic()
+    /// Bytes given to ``write(_:)`` so far: with what is still held back before the
+    /// latency lets it cross, the owner can tell which of its messages crossed.
+    public private(set) var bytesWritten = 0
 
     /// Opens a connection to `address`; `completion` runs on the loop, never inline.
     ///
@@ -159,6 +165,7 @@ public final class TCPConnection: HandleOwner {
     /// always reported the queued way, through `onEnd`, never from this call.
     public func write(_ bytes: some Collection<UInt8>) {
         guard state == .open, !bytes.isEmpty else { return }
+        bytesWritten += bytes.count
         guard coalescesWrites, loop.coalescer.isAvailable else {
             release(bytes)
             return
@@ -175,11 +182,13 @@ public final class TCPConnection: HandleOwner {
         guard coalescesWrites, loop.coalescer.isAvailable else {
             var bytes: [UInt8] = []
             fill(&bytes)
+            bytesWritten += bytes.count
             if !bytes.isEmpty { release(bytes) }
             return
         }
         let before = pendingOutput.count
         fill(&pendingOutput)
+        bytesWritten += pendingOutput.count - before
         if pendingOutput.count > before { pendingOutputGrew() }
     }
 

@@ -12,13 +12,18 @@ public struct SocketCount: Sendable, Equatable, CustomStringConvertible {
     /// The server's side of a connection under a silence fault: the client may have let
     /// it go without the server knowing, since nothing crosses.
     public var silent: Bool
+    /// The server's side of a connection under latency, with bytes from the client on
+    /// their way: it has received fewer messages than the client sent, and only time
+    /// brings them.
+    public var receiving: Bool
 
-    public init(port: Int, isOpen: Bool, sent: Int, received: Int, silent: Bool = false) {
+    public init(port: Int, isOpen: Bool, sent: Int, received: Int, silent: Bool = false, receiving: Bool = false) {
         self.port = port
         self.isOpen = isOpen
         self.sent = sent
         self.received = received
         self.silent = silent
+        self.receiving = receiving
     }
 
     public var description: String { isOpen ? "\(port): sent \(sent), received \(received)" : "\(port): opening" }

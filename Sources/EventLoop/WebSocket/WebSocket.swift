@@ -93,6 +93,8 @@ public final class WebSocket {
     /// A slow close held something back: what, and for how long.
     public var onCloseDelayed: ((String) -> Void)?
     var slowClose = SlowCloseState()
+    /// Under latency, the end offsets of the text messages that may not have crossed.
+    private var messageEnds: [Int] = []
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
     public init(connection: TCPConnection, role: Role, configuration: Configuration = .init(),
@@ -289,6 +291,7 @@ public final class WebSocket {
                 output.append(contentsOf: bytes)
             }
             textMessagesSent += 1
+            noteMessageEnd()
             return
         }
         func enqueue(_ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
@@ -299,6 +302,23 @@ public final class WebSocket {
         guard status == 0 else { return }  // writing was shut down (a stalled session): nothing is sent
         if opcode == 1 { textMessagesSent += 1 }
         flush()
+        if opcode == 1 { noteMessageEnd() }
+    }
+
+    /// Under latency, where the text message just written ends in the connection's
+    /// output: what ``textMessagesCrossed()`` counts with.
+    private func noteMessageEnd() {
+        guard connection.latencyMs != nil || connection.holdsDelayedOutput || !messageEnds.isEmpty else { return }
+        messageEnds.append(connection.bytesWritten)
+    }
+
+    /// Text messages sent whose bytes have crossed the connection's latency (all of
+    /// them without one): what the peer can have received.
+    public func textMessagesCrossed() -> Int {
+        let crossed = connection.bytesWritten - connection.bytesNotCrossed
+        let arrived = messageEnds.prefix { $0 <= crossed }.count
+        messageEnds.removeFirst(arrived)
+        return textMessagesSent - messageEnds.count
     }
 
 

@@ -111,6 +111,7 @@ extension ChatServer {
                 var socket: JSONObject = ["port": .integer(Int64(count.port)), "sent": .integer(Int64(count.sent)),
                                           "received": .integer(Int64(count.received))]
                 if count.silent { socket["silent"] = .bool(true) }
+                if count.receiving { socket["receiving"] = .bool(true) }
                 return .object(socket)
             }),
         ]

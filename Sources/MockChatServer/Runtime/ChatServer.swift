@@ -133,10 +133,11 @@ public final class ChatServer {
     /// and received on it.
     public var sessionCounts: [SocketCount] {
         sockets.map { id, socket in
-            // What a silence holds back has not crossed yet.
+            // What a silence holds back has not crossed yet, nor what a latency holds.
             SocketCount(port: socket.connection.remoteAddress?.port ?? 0, isOpen: true,
-                        sent: silent.sessions[id]?.sentBefore ?? socket.textMessagesSent,
-                        received: socket.textMessagesReceived, silent: silent.sessions[id] != nil)
+                        sent: silent.sessions[id]?.sentBefore ?? socket.textMessagesCrossed(),
+                        received: socket.textMessagesReceived, silent: silent.sessions[id] != nil,
+                        receiving: socket.connection.holdsDelayedInput)
         }.sorted { $0.port < $1.port }
     }
 
