@@ -13,12 +13,17 @@ extension JSONValue {
     public static func writeInteger(_ value: Int64, into buffer: inout [UInt8]) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        let start = buffer.count
-        repeat {
-            buffer.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        buffer[start...].reverse()
+        // The digits, last first, into the end of a stack buffer (20 fit any UInt64),
+        // then appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Appends the compact UTF-8 JSON text of the value to `buffer`.

@@ -20,6 +20,11 @@ public enum RequestDecoder {
     /// common case under load. Returns nil for anything else, which then goes through
     /// ``decode(_:maxDepth:)``; for the frames it accepts, the result is the same.
     public static func compactPing(_ bytes: UnsafeRawBufferPointer) -> RequestEnvelope? {
+        compactPingID(bytes).map { RequestEnvelope(id: .integer($0), request: .ping) }
+    }
+
+    /// The id `N` of a ``compactPing(_:)``, without the envelope: all a pong needs.
+    public static func compactPingID(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         let prefix: StaticString = #"{"id":"#, suffix: StaticString = #","op":"ping"}"#
         let count = bytes.count, head = prefix.utf8CodeUnitCount, tail = suffix.utf8CodeUnitCount
         guard count > head + tail, count <= head + tail + 18,
@@ -31,7 +36,7 @@ public enum RequestDecoder {
             guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
             value = value &* 10 &+ Int64(digit &- UInt8(ascii: "0"))
         }
-        return RequestEnvelope(id: .integer(value), request: .ping)
+        return value
     }
 
     private static func matches(_ bytes: UnsafeRawBufferPointer, at start: Int, _ text: StaticString) -> Bool {

@@ -33,11 +33,14 @@ public enum ServerMessage: Sendable, Equatable {
     /// The same, with `serverTime` already written out by ``serverTimeText(_:)``: a
     /// server answering many pings within one millisecond writes the number once.
     public static func writePong(id: Int64, serverTimeText: [UInt8], into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: #"{"id":"#.utf8)
+        func append(_ text: StaticString) {
+            buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        append(#"{"id":"#)
         JSONValue.writeInteger(id, into: &buffer)
-        buffer.append(contentsOf: #","result":{"pong":true,"serverTime":"#.utf8)
+        append(#","result":{"pong":true,"serverTime":"#)
         buffer.append(contentsOf: serverTimeText)
-        buffer.append(contentsOf: "}}".utf8)
+        append("}}")
     }
 
     /// A pong's `serverTime` as its JSON writes it.

@@ -29,7 +29,7 @@ public final class EventLoop {
     let readBuffer: UnsafeMutableRawPointer
     /// Lent to the connection whose read is being delivered, to gather its replies in
     /// memory that stays in the cache (see `TCPConnection.didRead`).
-    var replyBuffer: [UInt8] = []
+    @exclusivity(unchecked) var replyBuffer: [UInt8] = []
     static let readBufferSize = 64 * 1024
 
     /// Creates a loop whose timers run on `clockMode`.

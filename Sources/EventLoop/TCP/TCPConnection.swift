@@ -13,13 +13,13 @@ public final class TCPConnection: HandleOwner {
 
     public let loop: EventLoop
     let handle: UnsafeMutablePointer<uv_tcp_t>
-    public private(set) var state = State.open
+    @exclusivity(unchecked) public private(set) var state = State.open
     /// The local and remote addresses, once connected.
     public private(set) var localAddress: SocketAddress?
     public private(set) var remoteAddress: SocketAddress?
 
     /// Bytes that arrived; the buffer is valid only during the call.
-    public var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    @exclusivity(unchecked) public var onRead: ((UnsafeRawBufferPointer) -> Void)?
     /// The peer ended the stream (nil) or the stream failed. The connection is still
     /// open; the owner decides when to close it.
     public var onEnd: ((UVError?) -> Void)?
@@ -30,7 +30,7 @@ public final class TCPConnection: HandleOwner {
     public var onWritesDrained: (() -> Void)?
 
     // Bookkeeping for ``TrafficLedger``.
-    var peerIsLocal = false
+    @exclusivity(unchecked) var peerIsLocal = false
     var bytesSentToPeer = 0
     var bytesReadFromPeer = 0
     var awaitingEndOfStream = false
@@ -73,12 +73,12 @@ public final class TCPConnection: HandleOwner {
     /// leaves when `onRead` returns: one write per read, however many requests it held,
     /// and no reply waits for the rest of the turn. Closing writes what is pending
     /// first. Off by default.
-    public var coalescesWrites = false
-    private var pendingOutput: [UInt8] = []
-    private var isWaitingForFlush = false
+    @exclusivity(unchecked) public var coalescesWrites = false
+    @exclusivity(unchecked) private var pendingOutput: [UInt8] = []
+    @exclusivity(unchecked) private var isWaitingForFlush = false
     /// True while `onRead` runs: what it writes leaves when it returns, without a turn
     /// in the coalescer's queue.
-    private var isDelivering = false
+    @exclusivity(unchecked) private var isDelivering = false
     private static let coalesceLimit = 64 * 1024
 
     /// Cuts what this connection writes into small writes, as a fragmenting network
@@ -87,9 +87,9 @@ public final class TCPConnection: HandleOwner {
     public var slicing: WriteSlicing? {
         didSet { if slicing == nil { releaseSlicedOutput() } }
     }
-    var sliced = SlicedOutput()
+    @exclusivity(unchecked) var sliced = SlicedOutput()
     /// Not nil while the connection is silent (see ``silence()``): what it holds back.
-    var silenced: SilencedTraffic?
+    @exclusivity(unchecked) var silenced: SilencedTraffic?
     /// Delays every byte and stream event by this many milliseconds of clock time in
     /// each direction, as a network path with that latency would: what is written, what
     /// is read, the peer's end of stream and this side's closes cross in order, each

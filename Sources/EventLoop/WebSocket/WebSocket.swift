@@ -55,7 +55,7 @@ public final class WebSocket {
     public let connection: TCPConnection
     public let configuration: Configuration
     /// A complete text message (already checked to be UTF-8).
-    public var onText: ((UnsafeRawBufferPointer) -> Void)?
+    @exclusivity(unchecked) public var onText: ((UnsafeRawBufferPointer) -> Void)?
     /// A complete binary message.
     public var onBinary: ((UnsafeRawBufferPointer) -> Void)?
     /// The peer sent a ping or pong frame (pings are already answered).
@@ -63,24 +63,24 @@ public final class WebSocket {
     /// The TCP stream is closed; called once.
     public var onClosed: ((CloseInfo) -> Void)?
     /// Text messages queued for sending so far.
-    public private(set) var textMessagesSent = 0
+    @exclusivity(unchecked) public private(set) var textMessagesSent = 0
     /// Text messages received so far (whether or not `onText` used them).
-    public private(set) var textMessagesReceived = 0
+    @exclusivity(unchecked) public private(set) var textMessagesReceived = 0
 
-    private var context: wslay_event_context_ptr?
-    private var input: UnsafeRawBufferPointer?
-    private var output: [UInt8] = []
+    @exclusivity(unchecked) private var context: wslay_event_context_ptr?
+    @exclusivity(unchecked) private var input: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) private var output: [UInt8] = []
     private var masks: SplitMix64
     private var closeTimer: Clock.TimerID?
     private var abnormal: String?
-    private var isFinished = false
-    private var fragments = 0
+    @exclusivity(unchecked) private var isFinished = false
+    @exclusivity(unchecked) private var fragments = 0
     private let isClient: Bool
-    private var headers = FrameHeaderWatch()
+    @exclusivity(unchecked) private var headers = FrameHeaderWatch()
     /// Why this side refused the peer's input, when it did (its close is queued or sent).
     private var refusal: String?
     /// Set once wslay's frame reader has failed: wslay is not asked for anything more.
-    private var abandoned = false
+    @exclusivity(unchecked) private var abandoned = false
     /// The code of a close frame written directly rather than through wslay.
     private var closeCodeSentDirectly: UInt16?
     private var registeredClose = RegisteredCloseWatch()
@@ -156,14 +156,18 @@ public final class WebSocket {
         isFinished || abandoned || context.map { wslay_event_get_close_sent($0) != 0 } ?? true
     }
 
-    /// Sends a text message.
+    /// Sends a text message. Inlined, so that a caller in another module hands over
+    /// contiguous bytes without going through generic code.
+    @inlinable
     public func send(text bytes: some Collection<UInt8>) {
-        queue(opcode: 1, bytes)
+        if bytes.withContiguousStorageIfAvailable({ queue(opcode: 1, UnsafeRawBufferPointer($0)) }) == nil {
+            Array(bytes).withUnsafeBytes { queue(opcode: 1, $0) }
+        }
     }
 
     /// Sends a ping frame.
     public func sendPing(_ payload: [UInt8] = []) {
-        queue(opcode: 9, payload)
+        payload.withUnsafeBytes { queue(opcode: 9, $0) }
     }
 
     /// Starts the closing handshake with `code` and a short reason.
@@ -279,7 +283,9 @@ public final class WebSocket {
         Unmanaged<WebSocket>.fromOpaque(userData!).takeUnretainedValue()
     }
 
-    private func queue(opcode: UInt8, _ bytes: some Collection<UInt8>) {
+    /// Queues one message: written at once when wslay holds nothing, else through wslay.
+    @usableFromInline
+    func queue(opcode: UInt8, _ bytes: UnsafeRawBufferPointer) {
         guard let context, !isFinished, !abandoned, wslay_event_get_close_sent(context) == 0 else { return }
         if !isClient, opcode == 1, wslay_event_get_queued_msg_count(context) == 0,
            wslay_event_get_write_enabled(context) != 0 {
@@ -294,11 +300,9 @@ public final class WebSocket {
             noteMessageEnd()
             return
         }
-        func enqueue(_ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
-            var message = wslay_event_msg(opcode: opcode, msg: buffer.baseAddress, msg_length: buffer.count)
-            return wslay_event_queue_msg(context, &message)
-        }
-        let status = bytes.withContiguousStorageIfAvailable(enqueue) ?? Array(bytes).withUnsafeBufferPointer(enqueue)
+        var message = wslay_event_msg(opcode: opcode, msg: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                      msg_length: bytes.count)
+        let status = wslay_event_queue_msg(context, &message)
         guard status == 0 else { return }  // writing was shut down (a stalled session): nothing is sent
         if opcode == 1 { textMessagesSent += 1 }
         flush()

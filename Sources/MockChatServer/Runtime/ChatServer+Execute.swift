@@ -16,8 +16,7 @@ extension ChatServer {
                 frame.serialize(into: &bytes)
                 let tracing = trace.isRecording
                 let tracedText = tracing ? trace.keptText(of: frame, serialized: bytes) : []
-                let plain = faults.blackholes.isEmpty && faults.links.isEmpty && faults.selectedLinks.isEmpty
-                    && outboundHeld.isEmpty && cutting.isEmpty
+                let plain = faults.leavesFramesAlone && outboundHeld.isEmpty && cutting.isEmpty
                 for id in recipients {
                     if plain && !tracing {
                         // No fault and no trace: nothing to look up but the socket.

@@ -9,23 +9,24 @@ extension ChatServer {
     /// processed (or held by the link, and processed when it lets the frame through).
     func receive(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket) {
         let ping = compactPing(bytes)
-        guard ping != nil && quietForPing || passesInboundGate(bytes, from: id) else { return }
+        let quiet = ping != nil && quietForPing
+        guard quiet || passesInboundGate(bytes, from: id) else { return }
         if !cutting.isEmpty { countForCut(bytes.count, on: id) }
-        process(bytes, ping: ping, from: id, on: socket)
+        process(bytes, ping: ping, from: id, on: quiet ? socket : nil)
     }
 
-    /// A frame written exactly as `{"id":N,"op":"ping"}`, decoded without a JSON tree
-    /// when nothing needs the tree (no scripted reply to match). Its text is the compact
-    /// JSON of its tree, so the trace keeps it as it is.
-    func compactPing(_ bytes: UnsafeRawBufferPointer) -> RequestEnvelope? {
-        faults.replies.isEmpty ? RequestDecoder.compactPing(bytes) : nil
+    /// The id `N` of a frame written exactly as `{"id":N,"op":"ping"}`, decoded without a
+    /// JSON tree when nothing needs the tree (no scripted reply to match). Its text is
+    /// the compact JSON of its tree, so the trace keeps it as it is.
+    func compactPing(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        faults.replies.isEmpty ? RequestDecoder.compactPingID(bytes) : nil
     }
 
-    /// Handles one text frame that has crossed the link; `ping` is its ``compactPing(_:)``,
-    /// and `socket` the connection's when the frame comes straight from it. A logged-in
-    /// session's compact ping is answered first, when nothing else applies to it.
-    func process(_ bytes: UnsafeRawBufferPointer, ping: RequestEnvelope?, from id: ConnectionID, on socket: WebSocket? = nil) {
-        if let ping, let socket, quietForPing, answeredPing(ping, bytes: bytes, from: id, on: socket, now: loop.clock.now) {
+    /// Handles one text frame that has crossed the link; `ping` is its ``compactPing(_:)`` id,
+    /// and `socket` the connection's when the frame comes straight from it while
+    /// ``quietForPing``. A logged-in session's compact ping is then answered first.
+    func process(_ bytes: UnsafeRawBufferPointer, ping: Int64?, from id: ConnectionID, on socket: WebSocket? = nil) {
+        if let ping, let socket, answeredPing(ping, bytes: bytes, from: id, on: socket, now: loop.clock.now) {
             return
         }
         if !silent.isEmpty || !faults.silences.isEmpty, heldBySilence(bytes, from: id) { return }
@@ -37,7 +38,8 @@ extension ChatServer {
             let traced = label ?? sessions.tracedLabel(id)
             trace.record(.in, time: now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frameText: bytes)
         }
-        let (decoded, request) = ping.map { (.success($0), nil) } ?? decode(bytes, from: id, label: label, now: now)
+        let (decoded, request) = ping.map { (.success(RequestEnvelope(id: .integer($0), request: .ping)), nil) }
+            ?? decode(bytes, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
             answer(request, with: reply, on: id)
@@ -55,8 +57,7 @@ extension ChatServer {
     /// No fault, silence or held frame that a ping's answer would have to cross: the link
     /// gate would let it through unchanged, and the pong may leave at once.
     var quietForPing: Bool {
-        faults.blackholes.isEmpty && faults.links.isEmpty && faults.selectedLinks.isEmpty && silent.isEmpty
-            && cutting.isEmpty && inboundHeld.isEmpty && outboundHeld.isEmpty
+        faults.leavesFramesAlone && silent.isEmpty && cutting.isEmpty && inboundHeld.isEmpty && outboundHeld.isEmpty
     }
 
     /// The common case of a logged-in client's compact `ping` while ``quietForPing``: the
@@ -65,9 +66,8 @@ extension ChatServer {
     /// effects and trace entries are those of the rest of ``process(_:ping:from:on:)``
     /// (the ping's and the pong's text kept as they are); false when the frame must take
     /// that path.
-    func answeredPing(_ ping: RequestEnvelope, bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket,
+    func answeredPing(_ requestID: Int64, bytes: UnsafeRawBufferPointer, from id: ConnectionID, on socket: WebSocket,
                       now: Instant) -> Bool {
-        guard case .integer(let requestID) = ping.id else { return false }
         let tracing = trace.isRecording
         let label = tracing ? sessions.label(id) : nil
         guard !tracing || label != nil, engine.pinged(id, now: now) else { return false }

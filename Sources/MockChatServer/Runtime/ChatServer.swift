@@ -30,9 +30,9 @@ public final class ChatServer {
     public let loop: EventLoop
     public let configuration: Configuration
     public let trace: TraceLog
-    public internal(set) var engine: PresenceEngine
+    @exclusivity(unchecked) public internal(set) var engine: PresenceEngine
     /// Faults in force.
-    public internal(set) var faults = FaultPlan()
+    @exclusivity(unchecked) public internal(set) var faults = FaultPlan()
     public var logger = Logger(label: "mockchat.server")
     /// Users and settings restored by a control `reset`.
     let initialDirectory: UserDirectory
@@ -43,7 +43,7 @@ public final class ChatServer {
     /// Connections accepted under the stall fault: open, never read or answered.
     var stalled: Set<ConnectionID> = []
     /// Connections under a silence fault, and upgrades it left unanswered.
-    var silent = SilentSessions()
+    @exclusivity(unchecked) var silent = SilentSessions()
     /// Frames links for chosen frames hold until their rule is removed.
     var selectedHolds: [SelectedHold] = []
     /// Upgrades the `upgrade` fault never answers, reset when it is cleared.
@@ -54,23 +54,23 @@ public final class ChatServer {
     /// True while such a request is routed on its arrival.
     var isRoutingAfterLatency = false
     /// Connections a `cut` fault counts for.
-    var cutting: [ConnectionID: CutProgress] = [:]
+    @exclusivity(unchecked) var cutting: [ConnectionID: CutProgress] = [:]
     /// The connection and op of the request whose replies are being sent: what a
     /// link for chosen replies matches.
-    var replying: (connection: ConnectionID, op: String)?
+    @exclusivity(unchecked) var replying: (connection: ConnectionID, op: String)?
     /// Frames the links hold, per direction.
-    var inboundHeld = HeldFrames()
-    var outboundHeld = HeldFrames()
+    @exclusivity(unchecked) var inboundHeld = HeldFrames()
+    @exclusivity(unchecked) var outboundHeld = HeldFrames()
     /// Connections not read while their inbound link holds too much.
     var readingPaused: Set<ConnectionID> = []
     /// Who each session is, and the sessions not logged in yet per address.
-    var sessions = SessionTable()
+    @exclusivity(unchecked) var sessions = SessionTable()
     var heartbeats: [ConnectionID: Clock.TimerID] = [:]
     /// The bytes of the pong being written (reused: a pong allocates nothing).
-    var pongBytes: [UInt8] = []
+    @exclusivity(unchecked) var pongBytes: [UInt8] = []
     /// The last pong's time and its text: the clock counts whole milliseconds, and the
     /// pongs of one millisecond share the text.
-    var pongTime: (time: Instant, text: [UInt8])?
+    @exclusivity(unchecked) var pongTime: (time: Instant, text: [UInt8])?
     private var isShuttingDown = false
     /// Cluster mode only: the link to Redis.
     let cluster: ClusterBridge?

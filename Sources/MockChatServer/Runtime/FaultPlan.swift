@@ -95,6 +95,9 @@ public struct FaultPlan: Sendable {
 
     public init() {}
 
+    /// No blackhole, link or link for chosen frames: frames cross as they are.
+    var leavesFramesAlone: Bool { blackholes.isEmpty && links.isEmpty && selectedLinks.isEmpty }
+
     public func isBlackholed(uid: String?, deviceId: String?) -> Bool {
         blackholes.contains { $0.matches(uid: uid, deviceId: deviceId) }
     }
