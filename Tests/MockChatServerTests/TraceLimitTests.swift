@@ -50,7 +50,7 @@ struct TraceLimitTests {
         #expect(text == Array(frame.serialized().utf8), "the stored form is the frame's compact JSON")
         #expect(trace.entries.last?.frame == frame, "and reads back as the frame")
         #expect(trace.keptBytes <= limit)
-        #expect(trace.keptBytes >= trace.entries.count * (text.count + MemoryLayout<TraceLog.Entry>.stride))
+        #expect(trace.keptBytes >= trace.entries.count * (text.count + MemoryLayout<TraceStore.Record>.stride))
     }
 
     @Test func aLongFrameIsKeptAsLengthPrefixAndHash() throws {
@@ -103,6 +103,51 @@ struct TraceLimitTests {
         #expect(try f.control("POST", "/control/reset").status == 200)
         #expect(f.server.trace.entries.first?.text == "reset")
         #expect(f.server.trace.entries.count <= 2, "the reset and alice's close")
+    }
+
+    /// Entries are kept as a plain record and their strings' and frame's bytes; every
+    /// field reads back as it was recorded, with the frame as its compact text.
+    @Test func everyFieldReadsBackAsRecorded() throws {
+        let trace = try TraceLog(capacity: 100)
+        let frame: JSONValue = ["id": 3, "op": "ping"]
+        trace.record(.in, time: Instant(milliseconds: 1_500), connection: ConnectionID(7), uid: "élodie", deviceId: "",
+                     frame: frame)
+        Array(#"{"id":4,"op":"ping"}"#.utf8).withUnsafeBytes {
+            trace.record(.out, time: Instant(milliseconds: 1_501), connection: ConnectionID(8), uid: "bob", deviceId: "d-1",
+                         frameText: $0)
+        }
+        trace.controlRoute = "POST /control/faults"
+        trace.record(.control, time: Instant(milliseconds: -2), frame: ["rules": []], text: "a \"note\"\n")
+        trace.record(.close, time: Instant(milliseconds: 9), connection: ConnectionID(8), text: "", code: 4001)
+        let expected = [
+            TraceLog.Entry(sequence: 1, time: Instant(milliseconds: 1_500), kind: .in, connection: ConnectionID(7),
+                           uid: "élodie", deviceId: "", frame: frame),
+            TraceLog.Entry(sequence: 2, time: Instant(milliseconds: 1_501), kind: .out, connection: ConnectionID(8),
+                           uid: "bob", deviceId: "d-1", frame: ["id": 4, "op": "ping"]),
+            TraceLog.Entry(sequence: 3, time: Instant(milliseconds: -2), kind: .control, route: "POST /control/faults",
+                           frame: ["rules": []], text: "a \"note\"\n"),
+            TraceLog.Entry(sequence: 4, time: Instant(milliseconds: 9), kind: .close, connection: ConnectionID(8), text: "",
+                           code: 4001),
+        ]
+        #expect(Array(trace.entries) == expected)
+        #expect(TraceLog.jsonLines(trace.entries) == TraceLog.jsonLines(expected))
+    }
+
+    /// The bound that lets a kept entry skip counting its line is never below the
+    /// line's length, whatever its strings hold (fails with a bound of one byte per
+    /// string byte: control characters take six).
+    @Test func theLineBoundIsNeverBelowTheLine() {
+        let strings = ["", "alice", String(repeating: "\u{1}", count: 40), "é\"\\\n\t", String(repeating: "x", count: 300)]
+        for first in strings {
+            for second in strings {
+                let entry = TraceLog.Entry(sequence: .min, time: Instant(milliseconds: -9_223_372_036_854_775_807),
+                                           kind: .control, connection: ConnectionID(.max), uid: first, deviceId: second,
+                                           route: second, text: first, code: .max)
+                for frameCount in [0, 20, 4_000] {
+                    #expect(entry.serializedCountBound(frameCount: frameCount) >= entry.serializedCount(frameCount: frameCount))
+                }
+            }
+        }
     }
 
     /// Every write to /dev/full failed and nothing said so (issue 26).

@@ -77,12 +77,17 @@ extension TraceLog {
             return count
         }
 
-        /// What the entry's strings take on the heap beyond the entry itself: each of
-        /// more than 15 bytes, with the allocator's header and rounding.
-        var stringMemoryCount: Int {
-            func heap(_ bytes: Int) -> Int { bytes > 15 ? (bytes + 16 + 15) / 16 * 16 + 16 : 0 }
-            return heap(uid?.utf8.count ?? 0) + heap(deviceId?.utf8.count ?? 0) + heap(route?.utf8.count ?? 0)
-                + heap(text?.utf8.count ?? 0)
+        /// At least ``serializedCount(frameCount:)``, found without formatting a field:
+        /// the numbers and keys take at most 256 bytes, and a string's JSON at most six
+        /// bytes per UTF-8 byte (`\u001f`) plus its quotes.
+        func serializedCountBound(frameCount: Int?) -> Int {
+            Self.serializedCountBound(stringBytes: (uid?.utf8.count ?? 0) + (deviceId?.utf8.count ?? 0)
+                                        + (route?.utf8.count ?? 0) + (text?.utf8.count ?? 0), frameCount: frameCount)
+        }
+
+        /// The same for an entry whose strings take `stringBytes` bytes of UTF-8.
+        static func serializedCountBound(stringBytes: Int, frameCount: Int?) -> Int {
+            256 + 6 * stringBytes + (frameCount ?? 0)
         }
 
         /// Calls `visit` with each field of the entry's JSON object, in order, as a value

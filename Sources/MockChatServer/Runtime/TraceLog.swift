@@ -46,9 +46,9 @@ public final class TraceLog {
     /// recorded meanwhile carry it as their route.
     public var controlRoute: String?
     /// The bytes of memory the kept entries take.
-    public var keptBytes: Int { store.bytes }
+    public var keptBytes: Int { store.memory }
     /// Called after each entry is kept in memory (the console's live stream).
-    public var onKeep: (() -> Void)?
+    @exclusivity(unchecked) public var onKeep: (() -> Void)?
     /// The header's fields besides format and version, redacted: what ``headerLine`` writes.
     public private(set) var headerFields = JSONObject()
     /// Why writing the trace file failed, once it has: later lines are not written.
@@ -59,9 +59,9 @@ public final class TraceLog {
     /// What a redacted secret reads as.
     public static let redacted = "<redacted>"
 
-    private var store: TraceStore
-    private var nextSequence = 1
-    private var file: UnsafeMutablePointer<FILE>?
+    @exclusivity(unchecked) private var store: TraceStore
+    @exclusivity(unchecked) private var nextSequence = 1
+    @exclusivity(unchecked) private var file: UnsafeMutablePointer<FILE>?
     private var path: String?
 
     /// Keeps up to `capacity` entries and `byteLimit` bytes in memory and, with `path`,
@@ -145,13 +145,21 @@ public final class TraceLog {
         let sequence = nextSequence
         nextSequence += 1
         guard isRecording else { return }
-        var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid, deviceId: deviceId)
         guard keepsOnly else {
+            var entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid, deviceId: deviceId)
             entry.frameText = Array(frameText)
             return writeAndKeep(entry)
         }
         guard store.isKeeping else { return }
-        store.keep(entry) { bytes in Self.appendFrame(of: entry, to: &bytes) { $0.append(contentsOf: frameText) } }
+        let stringBytes = (uid?.utf8.count ?? 0) + (deviceId?.utf8.count ?? 0)
+        if Entry.serializedCountBound(stringBytes: stringBytes, frameCount: frameText.count) + 1 > Self.longFrameBytes + 513 {
+            // Maybe long: the entry is built to count its line.
+            let entry = Entry(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid, deviceId: deviceId)
+            store.keep(entry) { bytes in Self.appendFrame(of: entry, to: &bytes) { $0.append(contentsOf: frameText) } }
+        } else {
+            store.keepFrame(sequence: sequence, time: time, kind: kind, connection: connection, uid: uid, deviceId: deviceId,
+                            frame: frameText)
+        }
         onKeep?()
     }
 
@@ -170,10 +178,18 @@ public final class TraceLog {
     private static func appendFrame(of entry: Entry, to bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
         let start = bytes.count
         write(&bytes)
-        guard entry.serializedCount(frameCount: bytes.count - start) + 1 > longFrameBytes + 513 else { return }
+        guard isLong(entry, frameCount: bytes.count - start) else { return }
         let summary = summary(of: bytes[start...])
         bytes.removeSubrange(start...)
         summary.serialize(into: &bytes)
+    }
+
+    /// Whether `entry`'s line with a frame of `frameCount` bytes is long, so that its
+    /// frame is kept as a summary. Most lines are far below the limit, which is found
+    /// without formatting a field.
+    private static func isLong(_ entry: Entry, frameCount: Int) -> Bool {
+        entry.serializedCountBound(frameCount: frameCount) + 1 > longFrameBytes + 513
+            && entry.serializedCount(frameCount: frameCount) + 1 > longFrameBytes + 513
     }
 
     /// Writes the entry's line to the trace file (a long control payload to a file of its
@@ -222,7 +238,7 @@ public final class TraceLog {
     /// Entries with a sequence number above `sequence`, at most `limit` of them.
     public func entries(after sequence: Int, limit: Int = .max) -> Entries {
         let all = store.entries
-        guard let oldest = all.records.first?.entry.sequence else { return all }
+        guard let oldest = all.first.map({ _ in all.sequence(at: all.startIndex) }) else { return all }
         // Kept sequence numbers are consecutive.
         let skipped = sequence < oldest ? 0 : min(all.count, sequence - oldest + 1)
         return all.prefix(from: all.startIndex + skipped, limit: limit)
