@@ -95,7 +95,7 @@ js-sdk-scenarios: build
 	MOCKCHAT=$(MOCKCHAT) scripts/js-sdk-catalogue --json .build/js-sdk-catalogue.json
 
 ## The catalogue through the JavaScript SDK in headless Chromium (installs Debian's chromium if
-## missing). Not in `make test` (minutes); `matrix-browser` runs it as a fourth column.
+## missing). Not in `make test` (minutes); `matrix-browser` runs it as a fourth column, in CI.
 js-sdk-browser: build
 	MOCKCHAT=$(MOCKCHAT) scripts/js-sdk-browser --json .build/js-sdk-browser.json
 
@@ -109,7 +109,8 @@ matrix: build
 	MOCKCHAT=$(MOCKCHAT) scripts/matrix-check
 
 ## The same with the JavaScript SDK in headless Chromium as a fourth column: minutes longer than
-## `matrix`, so not in `make test` or CI; `make test MATRIX=matrix-browser` runs it in `matrix`'s place.
+## `matrix`, so not in a plain `make test`; CI (.ci/run) runs `make test MATRIX=matrix-browser`,
+## which runs it in `matrix`'s place.
 matrix-browser: build
 	MOCKCHAT=$(MOCKCHAT) scripts/matrix-check --browser
 
