@@ -11,6 +11,7 @@ export const BUGS = Object.freeze({
   'no-network-reset': 'a network change does not reset the backoff position',
   'no-network-pause': 'the loop keeps trying while the device has no network instead of pausing',
   'reconnect-flag-missing': "the SDK's own reconnection attempts do not say reconnect: true, so reconnectKickEnable never applies",
+  'no-open-deadline': 'an attempt has no deadline for the answer to its upgrade: an upgrade never answered leaves the SDK connecting for good',
   'no-login-deadline': 'a login reply that never comes is waited for for ever',
   'user-kept-after-logout': 'logout() forgets the user in memory but not on the device, so a relaunch logs it back in',
   'listener-not-removed': 'removeUserListener() keeps the listener, which goes on receiving presence events',

@@ -11,7 +11,7 @@ import { ERR } from './errors.mjs';
 import { backoffDelay } from './profiles.mjs';
 import { bug } from './bugs.mjs';
 
-const TIMERS = ['backoff', 'reply', 'keepalive', 'pong', 'task', 'window'];
+const TIMERS = ['backoff', 'open', 'reply', 'keepalive', 'pong', 'task', 'window'];
 
 export class ConnectionMachine {
   /** `savedUser`: what the device kept from an earlier launch ({credentials, user}) or null. */
@@ -214,6 +214,7 @@ export class ConnectionMachine {
   opened({ socket }) {
     if (socket !== this.socket) return;
     this.phase = 'login';
+    this.cancel('open');
     const { credentials } = this.loginCredentials ? { credentials: this.loginCredentials } : this.saved;
     const s = this.settings;
     this.send('login', {
@@ -276,7 +277,8 @@ export class ConnectionMachine {
   timer({ name }) {
     if (name === 'backoff') { this.loop = 'off'; return this.attempt(true); }
     if (name === 'keepalive') return this.keepAlive();
-    if (name === 'reply' || name === 'pong') {         // D16: a heartbeat timeout
+    if (name === 'open' && this.phase !== 'opening') return;
+    if (name === 'open' || name === 'reply' || name === 'pong') {   // D16: a heartbeat timeout, an unanswered upgrade
       this.out.push({ type: 'abort', socket: this.socket });
       this.socket = 0;
       return this.lost();
@@ -307,6 +309,8 @@ export class ConnectionMachine {
     this.reconnecting = reconnect;
     this.setStatus('connecting');
     this.out.push({ type: 'open', socket: this.socket });
+    // reconnection.open-deadline: an upgrade nobody answers ends the attempt (003, weak network).
+    if (!bug('no-open-deadline')) this.arm('open', this.profile.openTimeout);
   }
 
   loggedInOnServer(result) {
@@ -324,6 +328,7 @@ export class ConnectionMachine {
 
   /** The server refused the login: an `error` event ends the loop (003 tip, D17). */
   refused(error) {
+    this.cancel('open');
     this.cancel('reply');
     this.phase = 'none';
     this.socket = 0;
@@ -338,6 +343,7 @@ export class ConnectionMachine {
 
   kicked(reason) {
     this.stopHeartbeat();
+    this.cancel('open');
     this.cancel('reply');
     this.phase = 'none';
     this.socket = 0;
@@ -353,6 +359,7 @@ export class ConnectionMachine {
     const wasReady = this.phase === 'ready';
     this.phase = 'none';
     this.stopHeartbeat();
+    this.cancel('open');
     this.cancel('reply');
     this.failRequests();
     const code = this.network === 'down' ? ERR.NO_INTERNET : ERR.WEBSOCKET;
@@ -440,6 +447,7 @@ export class ConnectionMachine {
     this.socket = 0;
     this.phase = 'none';
     this.stopHeartbeat();
+    this.cancel('open');
     this.cancel('reply');
     this.failRequests();
     if (status) this.setStatus(status);
@@ -456,6 +464,7 @@ export class ConnectionMachine {
     this.socket = 0;
     this.phase = 'none';
     this.stopHeartbeat();
+    this.cancel('open');
     this.cancel('reply');
     this.failRequests();
     this.setStatus('disconnected');

@@ -10,6 +10,7 @@ const COMMON = {
   keepAliveInterval: 10000,            // heartbeat period while the socket is kept
   backgroundCloseCode: 1000,           // the close code of a background close: browsers cannot send 1001
   pongTimeout: 10000,                  // a reply missing this long is a heartbeat timeout
+  openTimeout: 10000,                  // an upgrade unanswered this long ends the attempt (reconnection.open-deadline)
   backoff: BACKOFF,                    // 003 "Reconnection intervals"
   backoffRepeat: 64000,
 };

@@ -34,7 +34,7 @@ test('calls before init fail with ERR_NOT_INITIALIZED and open nothing (D28)', (
 test('an auto-mode login opens a socket, logs in on it and reports connecting then connected', () => {
   const { m, run } = machine();
   run('init', { call: 1, settings: AUTO });
-  assert.deepEqual(types(run('login', { call: 2, credentials: ALICE })), ['cancel', 'emit:connecting', 'open']);
+  assert.deepEqual(types(run('login', { call: 2, credentials: ALICE })), ['cancel', 'emit:connecting', 'open', 'arm']);
   const sent = run('opened', { socket: 1 });
   const login = sent.find((a) => a.type === 'send').frame;
   assert.equal(login.op, 'login');
@@ -55,6 +55,21 @@ test('a lost connection waits 0.05 s, then 0.25 s after a failed attempt (003, D
   const again = run('closed', { socket: 2, code: 1006, reason: '' }, 5050);
   assert.deepEqual(again.find((a) => a.type === 'arm'), { type: 'arm', name: 'backoff', at: 5300 });
   assert.equal(m.status, 'connecting');
+});
+
+test('an upgrade never answered is abandoned at the open deadline and the loop goes on (reconnection.open-deadline)', () => {
+  const { m, run } = connected();
+  run('closed', { socket: 1, code: 1006, reason: '' }, 5000);
+  const attempt = run('timer', { name: 'backoff' }, 5050);
+  assert.deepEqual(attempt.find((a) => a.type === 'arm'), { type: 'arm', name: 'open', at: 5050 + PROFILES['cometchat-ios'].openTimeout });
+  const abandoned = run('timer', { name: 'open' }, 15050);
+  assert.deepEqual(abandoned.find((a) => a.type === 'abort'), { type: 'abort', socket: 2 });
+  assert.deepEqual(abandoned.find((a) => a.type === 'arm'), { type: 'arm', name: 'backoff', at: 15300 });
+  assert.equal(m.status, 'connecting');
+  const next = run('timer', { name: 'backoff' }, 15300);
+  assert.ok(types(run('opened', { socket: 3 }, 15300)).includes('cancel'));
+  assert.deepEqual(run('timer', { name: 'open' }, 25300), [], 'a deadline of an answered upgrade changes nothing');
+  assert.ok(types(next).includes('open'));
 });
 
 test('without a network the loop pauses, and resumes 0.05 s after it returns', () => {

@@ -27,6 +27,7 @@ BUGS = {
     "relaunch-forgets-login": "the logged-in user is kept in memory only: a relaunched app has nobody to reconnect",
     "users-request-restarts": "fetchNext does not keep the cursor: every call returns the first page again",
     "disconnected-after-kick": "a kicked device also raises disconnected when the server closes the socket",
+    "no-open-deadline": "an attempt has no deadline for the answer to its upgrade: an upgrade never answered leaves the SDK connecting for good",
     "no-pong-deadline": "a keep-alive ping has no reply deadline: a silent connection is found only when the server gives up on it",
     "dns-failure-ends-loop": "a name-resolution failure is reported as a connection error and ends the reconnection loop",
     "ignores-network-change": "the OS's network path change is ignored: a silent old socket is found only by the next keep-alive",

@@ -391,6 +391,9 @@ class ChatClient:
             if getattr(error, "resolver", False) and "dns-failure-ends-loop" in self.bugs:
                 self._run(self.machine.login_refused(error))
             return                             # _on_closed has told the machine
+        if socket is not self._socket:
+            return                             # abandoned at the open deadline
+        self._run(self.machine.socket_opened())
         credentials = self._credentials() or self._pending_credentials or {}
         presence = self.settings.presence
         if isinstance(presence, list):

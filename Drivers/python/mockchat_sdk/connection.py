@@ -13,7 +13,8 @@ Behaviour and its sources (documents in MockChat's seeds; decisions in docs/CONF
 - the background closes at once (auto), keeps the socket for the 30 s background task when
   services are configured (002), keeps it 120 s for Nexconn (003), or pings once and lets
   the server's 30 s idle rule decide (manual mode, 000; D1, D2, D5, D8, D9);
-- a keep-alive ping every 10 s whose reply must come within 10 s (D16);
+- a keep-alive ping every 10 s whose reply must come within 10 s (D16); an upgrade left
+  unanswered for 10 s is abandoned and counts as a failed attempt (reconnection.open-deadline);
 - every login, connect() or init() starts a round from the first wait; a connect()
   without network fails and changes nothing; the background ends a call still waiting
   (D32, D33).
@@ -34,6 +35,7 @@ UP, DOWN, WEAK = "up", "down", "weak"
 
 # Timer names.
 KEEP_ALIVE, REPLY, RECONNECT, TASK, BACKGROUND_CLOSE = "keepAlive", "reply", "reconnect", "task", "backgroundClose"
+OPEN = "open"   # the deadline for the answer to an attempt's upgrade
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,12 @@ class ConnectionMachine:
         actions = [CancelTimer(REPLY), CancelTimer(RECONNECT), Emit("error", error=error)]
         return actions + self._set_status(DISCONNECTED) + self._fail_waiting_call(error)
 
+    def socket_opened(self) -> list:
+        """The upgrade was answered and the login sent: its reply has the login deadline."""
+        if self.socket != "opening":
+            return []
+        return [CancelTimer(OPEN), StartTimer(REPLY, self.profile.reply_timeout)]
+
     def reply_received(self) -> list:
         if "stale-pong-timer" in self.bugs:
             return []
@@ -265,7 +273,7 @@ class ConnectionMachine:
             return []
         if self.socket == "opening":
             self.socket = None
-            return [CancelTimer(REPLY)] + self._attempt_failed()
+            return [CancelTimer(OPEN), CancelTimer(REPLY)] + self._attempt_failed()
         self.socket = None
         self.keep_alive_stopped = False
         actions = [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY)]
@@ -310,6 +318,10 @@ class ConnectionMachine:
         if name == REPLY and self.socket is not None:
             # No reply in time: a heartbeat timeout (003, weak network).
             return [DropSocket()] + self.socket_closed()
+        if name == OPEN and self.socket == "opening":
+            # The upgrade was never answered: the attempt is abandoned and the loop goes on
+            # (003, weak network: reconnection goes on until a connection succeeds).
+            return [DropSocket()] + self.socket_closed()
         stale = "reconnect-timer-survives-logout" in self.bugs
         if name == RECONNECT and self.socket is None and (self._loop_may_continue() or stale):
             return self._set_status(CONNECTING) + self._open(reconnect=True)
@@ -336,7 +348,8 @@ class ConnectionMachine:
     def _open(self, reconnect: bool) -> list:
         self.socket = "opening"
         self.paused = False
-        return [OpenSocket(reconnect), StartTimer(REPLY, self.profile.reply_timeout)]
+        deadline = [] if "no-open-deadline" in self.bugs else [StartTimer(OPEN, self.profile.open_timeout)]
+        return [OpenSocket(reconnect), *deadline]
 
     def _retry(self) -> list:
         """The next attempt after the backoff wait, or a pause while there is no network."""
@@ -382,7 +395,7 @@ class ConnectionMachine:
         self.paused = False
         actions: list = [CancelTimer(RECONNECT)]
         if self.socket is not None:
-            actions += [CancelTimer(KEEP_ALIVE), CancelTimer(REPLY), CloseSocket(1001)]
+            actions += [CancelTimer(KEEP_ALIVE), CancelTimer(OPEN), CancelTimer(REPLY), CloseSocket(1001)]
             self.socket = None
         self.keep_alive_stopped = False
         if self.status != KICKED:
@@ -406,8 +419,8 @@ class ConnectionMachine:
         """The connection's timers; the background task and delay run on (they end by time)."""
         self.paused = False
         if "reconnect-timer-survives-logout" in self.bugs:
-            return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY)]
-        return [CancelTimer(n) for n in (KEEP_ALIVE, REPLY, RECONNECT)]
+            return [CancelTimer(n) for n in (KEEP_ALIVE, OPEN, REPLY)]
+        return [CancelTimer(n) for n in (KEEP_ALIVE, OPEN, REPLY, RECONNECT)]
 
     def _set_status(self, status: str, reason: Optional[str] = None) -> list:
         if status == self.status:

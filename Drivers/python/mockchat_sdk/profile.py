@@ -26,6 +26,9 @@ class Profile:
     # D16: keep-alive period and how long a reply may take (login replies too).
     keep_alive_interval: float = 10.0
     reply_timeout: float = 10.0
+    # reconnection.open-deadline: how long an upgrade may go unanswered before the attempt
+    # is abandoned (the rule book's openTimeout; MockChat's value).
+    open_timeout: float = 10.0
     # D12: a login that cannot reach the server keeps retrying (003, example step 1).
     retry_login_until_answered: bool = False
 

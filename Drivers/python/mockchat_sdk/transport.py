@@ -105,6 +105,7 @@ class V1Socket:
         self.sent = 0
         self.received = 0
         self._ws: Optional[ClientConnection] = None
+        self._handshake: Optional[asyncio.Future] = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future] = {}
         self.reader: Optional[asyncio.Task] = None
@@ -119,8 +120,15 @@ class V1Socket:
             raise ChatError(errors.NO_INTERNET)
         try:
             self.device.resolve(self.url)
-            self._ws = await connect(self.url, ping_interval=None, compression=None,
-                                     open_timeout=10, close_timeout=10, proxy=None)
+            # No deadline of its own: the SDK's open deadline runs on its injected clock
+            # and abort() ends a handshake left unanswered.
+            self._handshake = asyncio.ensure_future(connect(
+                self.url, ping_interval=None, compression=None, open_timeout=None, close_timeout=10, proxy=None))
+            self._ws = await self._handshake
+        except asyncio.CancelledError:
+            if not self._closed:
+                raise                         # the task itself was cancelled
+            raise ChatError(errors.WEBSOCKET_ERROR) from None
         except Exception as failure:
             self._finish()
             code = errors.NO_INTERNET if self.device.network == "down" else errors.WEBSOCKET_ERROR
@@ -164,6 +172,8 @@ class V1Socket:
         """Resets the TCP connection, as a lost network or a killed process would."""
         if self._ws is not None:
             self._ws.transport.abort()
+        elif self._handshake is not None:
+            self._handshake.cancel()          # an upgrade still unanswered
         self._finish()
 
     async def _send(self, text: str) -> None:

@@ -161,3 +161,28 @@ def test_a_new_round_starts_from_the_first_wait():
     machine.disconnect()
     machine.start(None)                        # init() resuming the saved user
     assert timers(machine.socket_closed()) == {cm.RECONNECT: 0.05}
+
+
+def test_an_unanswered_upgrade_is_abandoned_at_the_open_deadline():
+    """reconnection.open-deadline: the attempt ends and the loop goes on (003, weak network)."""
+    machine = connected()
+    machine.socket_closed()
+    actions = machine.timer_fired(cm.RECONNECT)
+    assert cm.OpenSocket(reconnect=True) in actions and timers(actions) == {cm.OPEN: 10}
+    actions = machine.timer_fired(cm.OPEN)
+    assert actions[0] == cm.DropSocket() and timers(actions) == {cm.RECONNECT: 0.25}
+    assert machine.status == cm.CONNECTING
+
+
+def test_an_answered_upgrade_hands_over_to_the_login_deadline():
+    machine = connected()
+    machine.socket_closed()
+    machine.timer_fired(cm.RECONNECT)
+    actions = machine.socket_opened()
+    assert cm.CancelTimer(cm.OPEN) in actions and timers(actions) == {cm.REPLY: 10}
+
+
+def test_the_seeded_bug_has_no_open_deadline():
+    machine = connected(bugs=frozenset(["no-open-deadline"]))
+    machine.socket_closed()
+    assert cm.OPEN not in timers(machine.timer_fired(cm.RECONNECT))

@@ -31,6 +31,8 @@ public enum TimerKind: String, Sendable, Equatable, Hashable, CaseIterable, Coda
     case keepAlive
     /// The deadline for the reply to a heartbeat ping, a login or a logout.
     case pongTimeout
+    /// The deadline for the answer to an attempt's WebSocket upgrade.
+    case openTimeout
     /// The background task window (002) or the background disconnect delay (003).
     case backgroundWindow
 }

@@ -40,6 +40,7 @@ extension Profile {
         if keepAliveInterval <= 0 { found.append("'keepAliveInterval' must be positive") }
         if pongTimeout <= 0 { found.append("'pongTimeout' must be positive") }
         if loginReplyTimeout <= 0 { found.append("'loginReplyTimeout' must be positive") }
+        if openTimeout <= 0 { found.append("'openTimeout' must be positive") }
         if reconnectBackoff.steps.contains(where: { $0 < 0 }) || reconnectBackoff.repeatEvery <= 0 {
             found.append("'reconnectBackoff' needs non-negative steps and a positive 'repeatEvery'")
         }
@@ -55,7 +56,7 @@ extension Profile {
         // Every duration becomes whole milliseconds for a timer: checked before that
         // conversion, which traps on a value past Int64 (1e308, .inf).
         var durations: [(String, Double)] = [("keepAliveInterval", keepAliveInterval), ("pongTimeout", pongTimeout),
-                                             ("loginReplyTimeout", loginReplyTimeout),
+                                             ("loginReplyTimeout", loginReplyTimeout), ("openTimeout", openTimeout),
                                              ("reconnectBackoff.repeatEvery", reconnectBackoff.repeatEvery)]
         durations += reconnectBackoff.steps.enumerated().map { ("reconnectBackoff.steps[\($0.offset)]", $0.element) }
         if let after = backgroundDisconnectAfter { durations.append(("backgroundDisconnectAfter", after)) }

@@ -30,6 +30,8 @@ public struct Profile: Codable, Sendable, Equatable {
     public var pongTimeout: Double
     /// Seconds an attempt waits for the server's answer to its login before it counts as failed.
     public var loginReplyTimeout: Double
+    /// Seconds an attempt waits for the answer to its WebSocket upgrade before it is abandoned.
+    public var openTimeout: Double
     /// Delays between reconnection attempts.
     public var reconnectBackoff: ReconnectBackoff
     /// Whether returning to the foreground restarts the backoff schedule.
@@ -73,7 +75,7 @@ public struct Profile: Codable, Sendable, Equatable {
                 keepAliveInterval: Double, pongTimeout: Double, loginReplyTimeout: Double, reconnectBackoff: ReconnectBackoff,
                 resetBackoffOnForeground: Bool, resetBackoffOnNetworkChange: Bool,
                 retryLoginUntilAnswered: Bool, defaultReconnectKickEnable: Bool,
-                sources: [String: String]) {
+                openTimeout: Double = 10, sources: [String: String]) {
         self.name = name
         self.defaultAutoMode = defaultAutoMode
         self.backgroundWithoutServices = backgroundWithoutServices
@@ -83,6 +85,7 @@ public struct Profile: Codable, Sendable, Equatable {
         self.keepAliveInterval = keepAliveInterval
         self.pongTimeout = pongTimeout
         self.loginReplyTimeout = loginReplyTimeout
+        self.openTimeout = openTimeout
         self.reconnectBackoff = reconnectBackoff
         self.resetBackoffOnForeground = resetBackoffOnForeground
         self.resetBackoffOnNetworkChange = resetBackoffOnNetworkChange
@@ -94,7 +97,7 @@ public struct Profile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, defaultAutoMode, backgroundWithoutServices, backgroundDisconnectAfter
         case backgroundTaskWindow, pingAvailableInAutoMode
-        case keepAliveInterval, pongTimeout, loginReplyTimeout, reconnectBackoff, resetBackoffOnForeground
+        case keepAliveInterval, pongTimeout, loginReplyTimeout, openTimeout, reconnectBackoff, resetBackoffOnForeground
         case resetBackoffOnNetworkChange, retryLoginUntilAnswered, defaultReconnectKickEnable
         case backgroundCloseCode, logoutCloseCode, disconnectCloseCode
         case notInitializedError, notInitializedDescription, alreadyLoggedInError

@@ -23,6 +23,7 @@ extension SDKStateMachine {
             enter(.paused(round))
         } else {
             emit(.openSocket)
+            schedule(.openTimeout, seconds: profile.openTimeout)
             enter(.opening(reconnect: reconnect, round))
         }
     }
@@ -43,6 +44,7 @@ extension SDKStateMachine {
     /// The socket of an attempt failed before the server answered the login.
     mutating func attemptFailed(_ error: ChatError) {
         cite("reconnection.failed-attempt-counts", "connection.failed-connect-not-retried", "connection.login-unreachable-fails")
+        cancelTimer(.openTimeout)
         cancelTimer(.pongTimeout)
         let round = phase.round ?? Round()
         let onlyLogins = round.waiters.allSatisfy(\.isLogin)
@@ -56,6 +58,7 @@ extension SDKStateMachine {
     /// Ends the round: no retry, waiting calls fail, an unconfirmed login is dropped.
     mutating func endRound(failing error: ChatError) {
         cancelTimer(.backoff)
+        cancelTimer(.openTimeout)
         cancelTimer(.pongTimeout)
         if session?.confirmed == false { session = nil }
         leaveRound(for: phase.isKicked ? phase : .idle, failing: error)

@@ -79,6 +79,7 @@ extension SDKStateMachine {
             if profile.name == "cometchat-ios" { cite("reconnection.cometchat-reuses-schedule") }
         case .keepAlive: cite("connection.keep-alive-interval", "reconnection.heartbeat")
         case .pongTimeout: cite("connection.pong-timeout", "reconnection.weak-network")
+        case .openTimeout: cite("reconnection.open-deadline", "reconnection.weak-network")
         case .backgroundWindow:
             cite(profile.backgroundTaskWindow != nil && servicesConfigured ? "background.task-window" : "background.nexconn-disconnect-after")
         }

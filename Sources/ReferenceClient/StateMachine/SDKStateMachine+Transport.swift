@@ -7,6 +7,7 @@ extension SDKStateMachine {
     public mutating func socketOpened(now: Instant) -> [SDKAction] {
         begin(now)
         guard case .opening(let reconnect, let round) = phase else { return finish() }
+        cancelTimer(.openTimeout)
         guard let settings, let session else {
             emit(.dropSocket)
             endRound(failing: ChatError(.notLoggedIn))
@@ -96,6 +97,12 @@ extension SDKStateMachine {
             if case .connected(.running) = phase { sendHeartbeat() }
         case .pongTimeout:
             replyTimedOut()
+        case .openTimeout:
+            // The upgrade was never answered: abandon the attempt, the loop goes on (003, weak network).
+            if case .opening = phase {
+                emit(.dropSocket)
+                attemptFailed(ChatError(.webSocketError, "No answer to the upgrade"))
+            }
         case .backgroundWindow:
             backgroundWindowEnded()
         }
