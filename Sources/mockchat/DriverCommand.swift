@@ -27,7 +27,7 @@ struct DriverCommand: ParsableCommand {
         if let connect {
             let address = try Self.address(connect)
             let (bridge, _) = try WebSocketBridge.start { loop, bridge throws(ScenarioError) in
-                WebSocketClient.connect(on: loop, to: address, path: "/", seed: 1) { result in
+                _ = WebSocketClient.connect(on: loop, to: address, path: "/", seed: 1) { result in
                     switch result {
                     case .success(let socket): bridge.adopt(socket)
                     case .failure(let failure): bridge.failed("cannot reach the harness at \(connect): \(failure)")

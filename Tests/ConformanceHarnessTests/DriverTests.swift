@@ -198,7 +198,7 @@ import Testing
         let profiles = Package.path("Fixtures/profiles")
         Thread.detachNewThread {
             guard let (bridge, _) = try? WebSocketBridge.start({ loop, bridge throws(ScenarioError) in
-                WebSocketClient.connect(on: loop, to: address, path: "/", seed: 3) { result in
+                _ = WebSocketClient.connect(on: loop, to: address, path: "/", seed: 3) { result in
                     if case .success(let socket) = result { bridge.adopt(socket) } else { bridge.failed("no harness") }
                 }
             }), bridge.waitForFirstConnection(timeout: 10),
@@ -262,6 +262,21 @@ import Testing
         #expect(Timeline.balanced([open], [server, silent]))
         #expect(!Timeline.balanced([open], [server, SocketCount(port: 6000, isOpen: true, sent: 1, received: 2)]))
         #expect(!Timeline.balanced([open, SocketCount(port: 6000, isOpen: true, sent: 3, received: 1)], [server, silent]))
+    }
+
+    @Test func anUpgradeTheServerHoldsIsSettledOnlyForItsOwnClientSocket() {
+        let open = SocketCount(port: 5000, isOpen: true, sent: 2, received: 3)
+        let server = SocketCount(port: 5000, isOpen: true, sent: 3, received: 2)
+        let opening = SocketCount(port: 7000, isOpen: false, sent: 0, received: 0)
+        let held = SocketCount(port: 7000, isOpen: false, sent: 0, received: 0, held: true)
+        #expect(Timeline.balanced([open, opening], [server, held]))
+        // Not yet read by the server: the upgrade is still on its way.
+        #expect(!Timeline.balanced([open, opening], [server]))
+        // Another socket's upgrade held does not settle this one; one its client gave up is ignored.
+        #expect(!Timeline.balanced([open, opening], [server, SocketCount(port: 7001, isOpen: false, sent: 0, received: 0, held: true)]))
+        #expect(Timeline.balanced([open], [server, held]))
+        // A client that does not know its port yet is still connecting.
+        #expect(!Timeline.balanced([open, SocketCount(port: 0, isOpen: false, sent: 0, received: 0)], [server, held]))
     }
 }
 

@@ -47,9 +47,12 @@ struct UpgradeFaultTests {
         let hung = try Self.attempt(f)
         f.advance(seconds: 60)
         #expect(hung.received.isEmpty && !hung.isClosed, "no answer, no close, past the 10 s handshake deadline")
+        let held = f.server.sessionCounts.filter(\.held)
+        #expect(held.count == 1 && held[0].port != 0 && !held[0].isOpen, "a settle lists the held upgrade by its client's port")
         try f.clearFaults()
         #expect(f.loop.run(timeout: 5) { hung.isClosed })
         #expect(hung.received.isEmpty && hung.endError?.name == "ECONNRESET", "cleared: the held upgrade is reset")
+        #expect(!f.server.sessionCounts.contains(where: \.held))
         #expect(try Self.attempt(f).reply?.status == 101)
     }
 

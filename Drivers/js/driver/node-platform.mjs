@@ -18,6 +18,8 @@ export const nodeWebSocket = {
   close: (ws, code) => ws.close(code),
   abort: (ws) => ws.terminate(),
   port: (ws) => ws._socket?.localPort ?? null,
+  /** The TCP connection of an upgrade under way: made once it has a local port. */
+  openingPort: (ws) => ws._req?.socket?.localPort ?? null,
   /** Both close frames have crossed; what is left is the end of the TCP stream. */
   ending: (ws) => ws.readyState === WebSocket.CLOSING && ws._closeFrameSent && ws._closeFrameReceived,
 };

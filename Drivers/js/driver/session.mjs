@@ -111,7 +111,8 @@ class Session {
     const list = [];
     for (const slot of this.slots.values()) {
       for (const s of slot.device.sockets) {
-        if (s.port !== null) list.push({ client: slot.name, port: s.port, state: s.state, sent: s.sent, received: s.received });
+        const port = s.localPort();
+        if (port !== null) list.push({ client: slot.name, port, state: s.state, sent: s.sent, received: s.received });
       }
     }
     return list;

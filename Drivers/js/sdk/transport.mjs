@@ -119,8 +119,18 @@ export class V1Socket {
     this.finish(1006, '');
   }
 
+  /** The local TCP port: once open, or while the upgrade is on its way when the platform
+   * can tell (Node); null before. */
+  localPort() {
+    if (this.port !== null || this.state !== 'opening' || !this.ws) return this.port;
+    return this.device.platform.openingPort?.(this.ws) ?? null;
+  }
+
+  /** Whether I/O of this socket is under way. An upgrade sent and not yet answered is the
+   * server's to answer or to hold: the harness matches that socket with the server's side. */
   busy() {
-    return this.state === 'opening' || this.writing > 0 || (this.ws !== null && this.device.platform.ending(this.ws));
+    return (this.state === 'opening' && this.localPort() === null) || this.writing > 0
+      || (this.ws !== null && this.device.platform.ending(this.ws));
   }
 
   finish(code, reason) {

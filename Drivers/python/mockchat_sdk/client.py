@@ -382,7 +382,7 @@ class ChatClient:
         self.instrumentation.socket_opening()
         socket = V1Socket(self.device, self.server_url, self._on_event, self._on_closed)
         self._socket = socket
-        self.device.track(self._open_and_login(socket, reconnect))
+        socket.opening = self.device.track(self._open_and_login(socket, reconnect))
 
     async def _open_and_login(self, socket: V1Socket, reconnect: bool) -> None:
         try:

@@ -59,8 +59,11 @@ class Device:
         done: the server ends the stream as soon as it has read our close frame, and the
         SDK learns that the socket is gone only then. Close frames are not counted in
         `sent` and `received`, so without this wait the harness could find both sides
-        agreeing and go on, and the SDK would see the end at whatever time it came."""
-        return self._in_flight | {sock.reader for sock in self.sockets if sock.ending}
+        agreeing and go on, and the SDK would see the end at whatever time it came.
+        An upgrade sent and not yet answered is the server's to answer, or to hold: its
+        opening is not waited for (the harness matches the socket with the server's side)."""
+        waiting = {sock.opening for sock in self.sockets if sock.awaiting_answer}
+        return (self._in_flight - waiting) | {sock.reader for sock in self.sockets if sock.ending}
 
     def _traffic(self) -> tuple:
         return tuple((s.state, s.sent, s.received) for s in self.sockets)
@@ -90,6 +93,28 @@ class Device:
             sock.abort()
 
 
+class _TrackedConnection(ClientConnection):
+    """Tells its V1Socket the local port once the TCP connection is made, and whether the
+    upgrade waits for the server's answer (a settle does not wait for that)."""
+
+    def __init__(self, owner: "V1Socket", protocol, **options):
+        super().__init__(protocol, **options)
+        self._owner = owner
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._owner.port = transport.get_extra_info("sockname")[1]
+        self._owner.awaiting_answer = self._owner.state == "opening"
+
+    def data_received(self, data: bytes) -> None:
+        self._owner.awaiting_answer = False
+        super().data_received(data)
+
+    def connection_lost(self, exc) -> None:
+        self._owner.awaiting_answer = False
+        super().connection_lost(exc)
+
+
 class V1Socket:
     """One MockChat protocol v1 WebSocket."""
 
@@ -106,6 +131,8 @@ class V1Socket:
         self.received = 0
         self._ws: Optional[ClientConnection] = None
         self._handshake: Optional[asyncio.Future] = None
+        self.opening: Optional[asyncio.Task] = None   # the task that opens it and logs in
+        self.awaiting_answer = False          # the upgrade is sent, no byte of the answer came yet
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future] = {}
         self.reader: Optional[asyncio.Task] = None
@@ -123,7 +150,8 @@ class V1Socket:
             # No deadline of its own: the SDK's open deadline runs on its injected clock
             # and abort() ends a handshake left unanswered.
             self._handshake = asyncio.ensure_future(connect(
-                self.url, ping_interval=None, compression=None, open_timeout=None, close_timeout=10, proxy=None))
+                self.url, ping_interval=None, compression=None, open_timeout=None, close_timeout=10, proxy=None,
+                create_connection=lambda protocol, **options: _TrackedConnection(self, protocol, **options)))
             self._ws = await self._handshake
         except asyncio.CancelledError:
             if not self._closed:

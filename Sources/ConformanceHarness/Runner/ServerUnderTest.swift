@@ -151,9 +151,10 @@ final class RemoteServer: ServerUnderTest {
         remoteDeadline = state["nextDeadline"] == nil || state["nextDeadline"] == .null
             ? nil : try Self.instant(state["nextDeadline"], "nextDeadline")
         return (state["sockets"]?.arrayValue ?? []).map { socket in
-            SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: true,
+            SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: socket["held"]?.boolValue != true,
                         sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0),
-                        silent: socket["silent"]?.boolValue == true, receiving: socket["receiving"]?.boolValue == true)
+                        silent: socket["silent"]?.boolValue == true, receiving: socket["receiving"]?.boolValue == true,
+                        held: socket["held"]?.boolValue == true)
         }
     }
 

@@ -61,10 +61,14 @@ final class Timeline {
     /// silent session (a silence fault) whose client has let go stays on the server's
     /// side alone, since nothing crosses to end it there: it is not waited for. A session
     /// whose client bytes are still crossing a latency has received fewer messages than
-    /// the client sent: only an advance of the clock brings the rest.
+    /// the client sent: only an advance of the clock brings the rest. An upgrade the
+    /// server holds unanswered is waited for by its client alone (its open deadline):
+    /// that opening socket is settled, and a held upgrade its client gave up is ignored.
     static func balanced(_ clients: [SocketCount], _ server: [SocketCount]) -> Bool {
+        let heldPorts = Set(server.filter(\.held).map(\.port))
+        let clients = clients.filter { $0.isOpen || $0.port == 0 || !heldPorts.contains($0.port) }
         let ports = Set(clients.map(\.port))
-        let server = server.filter { !$0.silent || ports.contains($0.port) }
+        let server = server.filter { !$0.held && (!$0.silent || ports.contains($0.port)) }
         guard clients.count == server.count, clients.allSatisfy(\.isOpen) else { return false }
         var byPort: [Int: SocketCount] = [:]
         for session in server { byPort[session.port] = session }

@@ -47,6 +47,8 @@ public final class WebServer {
         public let reset: () -> Void
         /// Sets the connection's latency (``TCPConnection/latencyMs``), before the answer.
         public let setLatency: (Int64?) -> Void
+        /// The client's TCP port, which its side of a settle names (0 when unknown).
+        public var peerPort = 0
     }
 
     public let loop: EventLoop
@@ -144,7 +146,8 @@ public final class WebServer {
             }, reset: { [weak connection] in
                 connection?.endSilence(release: false)
                 connection?.reset()
-            }, setLatency: { [weak connection] ms in connection?.latencyMs = ms }))
+            }, setLatency: { [weak connection] ms in connection?.latencyMs = ms },
+            peerPort: connection.remoteAddress?.port ?? 0))
         case .stream(let head, let attach):
             connection.write(head.serializedHead())
             attach(connection)

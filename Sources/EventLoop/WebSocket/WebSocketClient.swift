@@ -15,12 +15,27 @@ public enum WebSocketClient {
         case closed
     }
 
+    /// An attempt under way, which its owner may give up (``cancel()``).
+    public final class Attempt {
+        fileprivate var cancelled = false
+        fileprivate var connection: TCPConnection?
+
+        /// Resets the TCP connection of an attempt not yet answered (it ends with
+        /// ``Failure/closed``); nothing once it has opened or failed.
+        public func cancel() {
+            cancelled = true
+            connection?.reset()
+        }
+    }
+
     /// Connects to `ws://address/path`. `seed` drives the handshake key and frame masks.
+    @discardableResult
     public static func connect(
         on loop: EventLoop, to address: SocketAddress, path: String = "/v1/ws", seed: UInt64,
         configuration: WebSocket.Configuration = .init(),
         completion: @escaping (Result<WebSocket, Failure>) -> Void
-    ) {
+    ) -> Attempt {
+        let attempt = Attempt()
         loop.clientSockets.opening += 1
         let completion: (Result<WebSocket, Failure>) -> Void = { result in
             loop.clientSockets.opening -= 1
@@ -31,10 +46,18 @@ public enum WebSocketClient {
             case .failure(let error):
                 completion(.failure(.connect(error)))
             case .success(let connection):
+                loop.clientSockets.handshakeStarted(connection)
+                attempt.connection = connection
                 handshake(connection, host: address.description, path: path, seed: seed,
-                          configuration: configuration, completion: completion)
+                          configuration: configuration) { result in
+                    attempt.connection = nil
+                    loop.clientSockets.handshakeEnded(connection)
+                    completion(result)
+                }
+                if attempt.cancelled { attempt.cancel() }
             }
         }
+        return attempt
     }
 
     private static func handshake(

@@ -112,6 +112,7 @@ extension ChatServer {
                                           "received": .integer(Int64(count.received))]
                 if count.silent { socket["silent"] = .bool(true) }
                 if count.receiving { socket["receiving"] = .bool(true) }
+                if count.held { socket["held"] = .bool(true) }
                 return .object(socket)
             }),
         ]

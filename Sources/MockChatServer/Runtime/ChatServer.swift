@@ -138,6 +138,13 @@ public final class ChatServer {
                         sent: silent.sessions[id]?.sentBefore ?? socket.textMessagesCrossed(),
                         received: socket.textMessagesReceived, silent: silent.sessions[id] != nil,
                         receiving: socket.connection.holdsDelayedInput)
+        }.sorted { $0.port < $1.port } + heldUpgradeCounts
+    }
+
+    /// The upgrades the server holds unanswered, by the client's port.
+    private var heldUpgradeCounts: [SocketCount] {
+        (unansweredUpgrades + silent.heldUpgrades.map(\.request)).map { held in
+            SocketCount(port: held.peerPort, isOpen: false, sent: 0, received: 0, held: true)
         }.sorted { $0.port < $1.port }
     }
 

@@ -42,6 +42,8 @@ public final class SDKClient {
     /// Bumped whenever the current socket is replaced or abandoned, so late callbacks
     /// of an old socket are ignored.
     private var generation = 0
+    /// The attempt under way, until it opens or fails.
+    private var opening: WebSocketClient.Attempt?
     private var timers: [TimerKind: ArmedTimer] = [:]
     private var gate = DeviceTimeGate()
     private var wakeTimer: Clock.TimerID?
@@ -229,7 +231,7 @@ extension SDKClient {
             loop.deferToLoop { [weak self] in self?.failOpen("Name resolution failed for \(host)", current) }
             return
         }
-        WebSocketClient.connect(on: loop, to: server, path: path, seed: seed) { [weak self] result in
+        opening = WebSocketClient.connect(on: loop, to: server, path: path, seed: seed) { [weak self] result in
             guard let self, self.generation == current else {
                 if case .success(let late) = result { late.drop() }
                 return
@@ -275,6 +277,8 @@ extension SDKClient {
     /// A connect still under way is abandoned too: its socket is dropped when it arrives.
     private func abandonSocket(_ end: (WebSocket) -> Void) {
         generation += 1
+        opening?.cancel()                  // an upgrade still unanswered (the open deadline)
+        opening = nil
         guard let current = socket else { return }
         socket = nil
         end(current)
