@@ -44,7 +44,7 @@ public final class ClusterBridge {
             let rest = url.dropFirst("redis://".count)
             guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex else { throw ClusterConfigurationError(expected) }
             let digits = rest[rest.index(after: colon)...]
-            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy { $0.isASCII && $0.isNumber }, let port = Int(digits),
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(digits),
                   (1...65_535).contains(port) else {
                 throw ClusterConfigurationError(expected)
             }
