@@ -291,7 +291,7 @@ struct BenchPresence: ParsableCommand {
     func run() throws {
         var options = PresenceBench.Options()
         options.subscribers = subscribers
-        options.users = max(1, users)
+        options.users = users
         options.churn = churn
         options.duration = duration
         options.loadFixtures = loadFixtures
@@ -328,8 +328,8 @@ struct BenchReconnect: ParsableCommand {
 
     func run() throws {
         var options = ReconnectBench.Options()
-        options.users = max(1, users)
-        options.connectConcurrency = connectConcurrency.map { max(1, $0) }
+        options.users = users
+        options.connectConcurrency = connectConcurrency
         options.timeout = timeout
         options.loadFixtures = loadFixtures
         try common.run { loop, target in ReconnectBench(loop: loop, target: target, options: options).run() }

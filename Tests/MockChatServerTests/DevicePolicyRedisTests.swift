@@ -115,11 +115,9 @@ private final class RedisServer {
         let device = ClusterDevice(uid: Self.uid, node: parts[0], connection: parts[1], deviceId: golden.login.deviceId,
                                    platform: golden.login.platform, since: 100)
         var reply: RedisReply??
-        connection.evaluate(ClusterScripts.claim, [Self.uid, device.field, ClusterEvent.storedValue(device),
-                                                   "{\"t\":\"add\"}", device.deviceId, device.platform.rawValue,
-                                                   String(golden.mobileLimit),
-                                                   golden.policy.refusesToKick(golden.login) && device.platform == .mobile
-                                                       ? "1" : "0", "100"]) { reply = .some($0) }
+        let arguments = ClusterScripts.claimArguments(device, DeviceClaim(golden.policy, golden.login),
+                                                      message: "{\"t\":\"add\"}", now: 100)
+        connection.evaluate(ClusterScripts.claim, arguments) { reply = .some($0) }
         guard loop.run(timeout: 5, until: { reply != nil }), let answer = reply ?? nil else {
             throw RedisFailure("no reply to the claim of \(golden.name)")
         }

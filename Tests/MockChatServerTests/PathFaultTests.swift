@@ -15,7 +15,6 @@ struct PathFaultTests {
     /// byte, frames and the end of the stream with their times.
     final class RawSession {
         let raw: RawConnection
-        var endedAt: Instant?
 
         init(_ f: ServerFixture, uid: String, device: String) throws {
             raw = try f.rawConnect()

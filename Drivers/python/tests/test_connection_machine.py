@@ -185,4 +185,5 @@ def test_an_answered_upgrade_hands_over_to_the_login_deadline():
 def test_the_seeded_bug_has_no_open_deadline():
     machine = connected(bugs=frozenset(["no-open-deadline"]))
     machine.socket_closed()
-    assert cm.OPEN not in timers(machine.timer_fired(cm.RECONNECT))
+    actions = machine.timer_fired(cm.RECONNECT)
+    assert cm.OpenSocket(reconnect=True) in actions and cm.OPEN not in timers(actions)

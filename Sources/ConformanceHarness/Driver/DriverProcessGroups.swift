@@ -40,9 +40,13 @@ public enum DriverProcessGroups {
     /// the process by the signal: a run that ends because its drivers went must not exit
     /// first with a status of its own.
     public static func endAll(grace: Double = graceSeconds) {
-        end(Array(Set(registered).union(childGroupLeaders())), grace: grace)
+        end(groupsToEnd, grace: grace)
         while interrupted.withLock({ $0 }) { sleep(60) }
     }
+
+    /// The groups a run ends: those registered, and every child leading a group of its own
+    /// (a driver spawned but not yet registered).
+    private static var groupsToEnd: [pid_t] { Array(Set(registered).union(childGroupLeaders())) }
 
     /// Ends `group` without a grace period (a driver that misbehaved): SIGKILL at once.
     static func endAtOnce(_ group: pid_t) {
@@ -134,7 +138,7 @@ public enum DriverProcessGroups {
         StdioDriverChannel.spawnLock.lock()
         interrupted.withLock { $0 = true }
         StdioDriverChannel.spawnLock.unlock()
-        end(Array(Set(registered).union(childGroupLeaders())), grace: graceSeconds)
+        end(groupsToEnd, grace: graceSeconds)
         signal(number, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)

@@ -105,10 +105,9 @@ public final class ClusterBridge {
     /// stored (false: refused). While Redis is unreachable the node decides alone.
     func claim(_ device: ClusterDevice, _ claim: DeviceClaim, answer: @escaping (Bool) -> Void) {
         guard isReady, let commands else { return decideAlone(device, answer: answer) }
-        commands.evaluate(ClusterScripts.claim, [device.uid, device.field, ClusterEvent.storedValue(device),
-                                                 ClusterEvent.added(device).message, device.deviceId,
-                                                 device.platform.rawValue, String(claim.mobileLimit),
-                                                 claim.refusesToKick ? "1" : "0", String(loop.clock.now.seconds)]) {
+        let arguments = ClusterScripts.claimArguments(device, claim, message: ClusterEvent.added(device).message,
+                                                      now: loop.clock.now.seconds)
+        commands.evaluate(ClusterScripts.claim, arguments) {
             [weak self] reply in
             guard let self, !self.isStopped else { return }
             switch reply {

@@ -48,6 +48,14 @@ package enum ClusterScripts {
     /// devices, oldest first (`older`, the holders' `<`). When refused, stores
     /// nothing and returns 0; otherwise stores and announces the device, then kicks and
     /// removes each displaced one, and returns them: `{field, reason, ...}`.
+    /// The ARGV of ``claim`` for `device`'s login under `claim`, announced with
+    /// `message`, at `now` (Unix seconds).
+    package static func claimArguments(_ device: ClusterDevice, _ claim: DeviceClaim, message: String,
+                                       now: Double) -> [String] {
+        [device.uid, device.field, ClusterEvent.storedValue(device), message, device.deviceId,
+         device.platform.rawValue, String(claim.mobileLimit), claim.refusesToKick ? "1" : "0", String(now)]
+    }
+
     package static let claim = RedisScript(publish + "\n" + drop + "\n" + store + "\n" + DevicePolicy.lua + "\n" + """
         local uid, field, deviceId, platform = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
         local entries = redis.call('HGETALL', 'mockchat:devices:' .. uid)

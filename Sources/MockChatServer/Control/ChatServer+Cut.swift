@@ -77,8 +77,7 @@ extension ChatServer {
         case .reset: socket.drop(reset: true)
         case .end: socket.endWithoutCloseFrame()
         case .silence:
-            _ = try? setSilence(FaultPlan.Silence(selector: .init(), connection: id.description, hangsNewConnections: false),
-                                enabled: true)
+            silenceConnection(id)
         }
     }
 

@@ -70,8 +70,7 @@ extension ChatServer {
         resetUnansweredUpgrades()
         releaseLatencyHeldUpgrades()
         refreshPathFaults()
-        for progress in cutting.values { loop.clock.cancel(progress.timer) }
-        cutting = [:]
+        cutting.keys.forEach(forgetCut)
         refreshSlicing()
         releaseHeldFrames()
     }

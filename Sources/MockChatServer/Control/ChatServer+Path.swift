@@ -95,8 +95,7 @@ extension ChatServer {
                      text: "upgrade: login attempt \(fault.attemptsSeen) of \(uid ?? "?")/\(deviceId ?? "?") \(fault.describe)")
         switch fault.answer {
         case .never:
-            _ = try? setSilence(FaultPlan.Silence(selector: .init(), connection: id.description, hangsNewConnections: false),
-                                enabled: true)
+            silenceConnection(id)
             return heldBySilence(bytes, from: id)
         default:
             socket(id)?.drop(reset: true)

@@ -50,6 +50,13 @@ extension ChatServer {
         return targets.count
     }
 
+    /// Silences the one connection `id` as a fault of the server's own decides (a cut
+    /// ending in silence, a login held by a per-device upgrade fault).
+    func silenceConnection(_ id: ConnectionID) {
+        _ = try? setSilence(FaultPlan.Silence(selector: .init(), connection: id.description, hangsNewConnections: false),
+                            enabled: true)
+    }
+
     /// Lifts a silence: each of its connections gets what the client sent meanwhile, in
     /// order, then what the server sent, then the client's close or end of stream, if
     /// any; a connection the server gave up on meanwhile is reset. Held upgrades are

@@ -43,4 +43,11 @@ public struct DeviceClaim: Sendable, Equatable {
         self.mobileLimit = mobileLimit
         self.refusesToKick = refusesToKick
     }
+
+    /// The claim of `login` under `policy`: its limit, and whether a mobile login asks
+    /// not to kick (``DevicePolicy/refusesToKick(_:)``).
+    public init(_ policy: DevicePolicy, _ login: DevicePolicy.Login) {
+        self.init(mobileLimit: policy.mobileLimit,
+                  refusesToKick: login.platform == .mobile && policy.refusesToKick(login))
+    }
 }

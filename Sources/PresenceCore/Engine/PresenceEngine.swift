@@ -235,8 +235,7 @@ public struct PresenceEngine: Sendable {
         }
         let device = ClusterDevice(uid: uid, node: cluster.node, connection: id.description, deviceId: login.deviceId,
                                    platform: login.platform, since: now.seconds)
-        let claim = DeviceClaim(mobileLimit: settings.mobileDevicesPerUser,
-                                refusesToKick: login.platform == .mobile && policy.refusesToKick(request))
+        let claim = DeviceClaim(policy, request)
         if claim.refusesToKick {
             // Another node may be claiming the user's mobile slot at this moment: the
             // reply waits for Redis's answer (clusterClaimAnswered).
