@@ -42,9 +42,10 @@ import Testing
     @Test func aDriverListenerOnAPortInUseFailsAndReleasesItsLoop() throws {
         let first = try DriverListener(address: SocketAddress(host: "127.0.0.1", port: 0))
         for _ in 0..<20 {
-            #expect(throws: ScenarioError.self) { try DriverListener(address: first.address) }
+            let error = #expect(throws: ScenarioError.self) { try DriverListener(address: first.address) }
+            #expect(error?.message.hasPrefix("cannot listen for drivers on \(first.address): ") == true)
         }
-        let second = try DriverListener(address: SocketAddress(host: "127.0.0.1", port: 0))
-        #expect(second.address.port != first.address.port)
+        // Twenty failed starts left no loop behind that keeps a new listener from starting.
+        _ = try DriverListener(address: SocketAddress(host: "127.0.0.1", port: 0))
     }
 }

@@ -53,7 +53,7 @@ struct HeldFramesTests {
         let f = try ServerFixture()
         let raw = try f.rawWebSocket(login: "alice")
         let hold = #"{"fault":"link","uid":"alice","frames":{"event":"big"},"hold":true}"#
-        #expect(try f.control("POST", "/control/faults", body: hold).status == 200)
+        try f.fault(hold)
         let limit = f.server.configuration.outboundQueueLimit
         let pad = String(repeating: "x", count: 50_000)
         var pushes = 0
@@ -88,7 +88,7 @@ struct HeldFramesTests {
         let more = alice.send("ping")
         f.settle()
         let removed = f.now
-        #expect(try f.control("DELETE", "/control/faults").status == 200)
+        try f.clearFaults()
         f.settle()
         // Fails before the release: the three pongs came at 60 s, the fourth at 90 s.
         #expect((held + [more]).allSatisfy { alice.reply(to: $0) != nil }, "everything held is delivered at the removal")

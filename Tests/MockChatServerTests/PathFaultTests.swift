@@ -41,7 +41,7 @@ struct PathFaultTests {
 
     @Test func latencyDelaysTheHandshakePingsAndClosesAlike() throws {
         let f = try ServerFixture()
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"latency","ms":300}"#).json?["affected"] == 0)
+        #expect(try f.fault(#"{"fault":"latency","ms":300}"#)?["affected"] == 0)
         var outcome: Result<WebSocket, WebSocketClient.Failure>?
         WebSocketClient.connect(on: f.loop, to: f.server.address, path: "/v1/ws", seed: 7) { outcome = $0 }
         // The request arrives 300 ms late and the 101 leaves 300 ms after that.
@@ -53,7 +53,7 @@ struct PathFaultTests {
         let ping = alice.send("ping")
         #expect(Self.millisecondsUntil(f) { alice.reply(to: ping) != nil } == 600)
         // The control API is not behind the latency.
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"drop","uid":"alice"}"#).status == 200)
+        try f.fault(#"{"fault":"drop","uid":"alice"}"#)
         let reset = Self.millisecondsUntil(f) { alice.isClosed }
         #expect(reset == 300 && alice.closeInfo?.abnormal == "stream failed: ECONNRESET")
         #expect(f.server.trace.entries.contains { $0.text == "latency: upgrade request arrives in 300 ms" })
@@ -64,26 +64,26 @@ struct PathFaultTests {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
         let bob = try f.loggedIn("bob", device: "b")
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"latency","uid":"alice","ms":250}"#).json?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"latency","uid":"alice","ms":250}"#)?["affected"] == 1)
         #expect(bob.request("ping") != nil)
         let ping = alice.send("ping")
         #expect(Self.millisecondsUntil(f) { alice.reply(to: ping) != nil } == 500)
         let late = alice.send("ping")
         f.advance(milliseconds: 100)
         #expect(alice.reply(to: late) == nil)
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"latency","uid":"alice","enabled":false}"#).status == 200)
+        try f.fault(#"{"fault":"latency","uid":"alice","enabled":false}"#)
         #expect(alice.reply(to: late) != nil)
         #expect(f.server.trace.entries.contains { $0.text == "latency: off, what it held crosses now" })
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"latency","ms":10}"#).json?["affected"] == 2)
-        #expect(try f.control("GET", "/control/faults").json?["latencies"]?.arrayValue?.count == 1)
+        #expect(try f.fault(#"{"fault":"latency","ms":10}"#)?["affected"] == 2)
+        #expect(try f.faults()?["latencies"]?.arrayValue?.count == 1)
         #expect(try f.control("POST", "/control/reset").status == 200)
-        #expect(try f.control("GET", "/control/faults").json?["latencies"]?.arrayValue?.isEmpty == true)
+        #expect(try f.faults()?["latencies"]?.arrayValue?.isEmpty == true)
     }
 
     @Test func settleCountsOnlyWhatCrossedTheLatency() throws {
         let f = try ServerFixture()
         let alice = try f.loggedIn("alice", device: "a")
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"latency","uid":"alice","ms":500}"#).status == 200)
+        try f.fault(#"{"fault":"latency","uid":"alice","ms":500}"#)
         func session() -> JSONValue? { f.server.settleState["sockets"]?.arrayValue?.first }
         let ping = alice.send("ping")
         f.settle()
@@ -100,14 +100,14 @@ struct PathFaultTests {
         let f = try ServerFixture()
         let alice = try RawSession(f, uid: "alice", device: "a")
         #expect(alice.texts.count == 1)
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"slowClose","uid":"alice","holdMs":3000}"#).json?["affected"] == 1)
+        #expect(try f.fault(#"{"fault":"slowClose","uid":"alice","holdMs":3000}"#)?["affected"] == 1)
         alice.raw.write(ClientFrame.close(1000))
         f.settle()
         #expect(alice.closeFrames.count == 1 && !alice.raw.ended)
         let held = Self.millisecondsUntil(f) { alice.raw.ended }
         #expect(held == 3000)
 
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"slowClose","uid":"bob","answerMs":2000}"#).status == 200)
+        try f.fault(#"{"fault":"slowClose","uid":"bob","answerMs":2000}"#)
         let bob = try RawSession(f, uid: "bob", device: "b")
         bob.raw.write(ClientFrame.close(1000))
         f.settle()
@@ -120,7 +120,7 @@ struct PathFaultTests {
         #expect(f.server.trace.entries.contains { $0.text == "slow close: the answer to the peer's close held 2000 ms" })
 
         // A reset lets a held close go at once.
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"slowClose","holdMs":60000}"#).status == 200)
+        try f.fault(#"{"fault":"slowClose","holdMs":60000}"#)
         let carol = try RawSession(f, uid: "carol", device: "c")
         carol.raw.write(ClientFrame.close(1000))
         f.advance(milliseconds: 10)
@@ -133,8 +133,7 @@ struct PathFaultTests {
 
     @Test func theNthLoginOfADeviceIsResetOrHeld() throws {
         let f = try ServerFixture()
-        #expect(try f.control("POST", "/control/faults",
-                              body: #"{"fault":"upgrade","deviceId":"phone","answer":"reset","attempt":2}"#).status == 200)
+        try f.fault(#"{"fault":"upgrade","deviceId":"phone","answer":"reset","attempt":2}"#)
         var outcomes: [String] = []
         for _ in 1...3 {
             let client = try f.connect()
@@ -148,14 +147,14 @@ struct PathFaultTests {
         #expect(try f.loggedIn("alice", device: "laptop").isClosed == false)
         #expect(outcomes == ["ok", "stream failed: ECONNRESET", "ok"])
 
-        #expect(try f.control("POST", "/control/faults", body: #"{"fault":"upgrade","uid":"bob","answer":"never"}"#).status == 200)
+        try f.fault(#"{"fault":"upgrade","uid":"bob","answer":"never"}"#)
         let bob = try f.connect()
         #expect(bob.login(uid: "bob", device: "b") == nil && !bob.isClosed)
         f.advance(seconds: 20)
         #expect(bob.messages.isEmpty)
         #expect(f.server.trace.entries.contains { $0.text == "upgrade: login attempt 2 of alice/phone reset" })
         #expect(try f.control("POST", "/control/reset").status == 200)
-        #expect(try f.control("GET", "/control/faults").json?["loginUpgrades"]?.arrayValue?.isEmpty == true)
+        #expect(try f.faults()?["loginUpgrades"]?.arrayValue?.isEmpty == true)
         MisbehaviourTests.figure("upgrade per device: logins of one device \(outcomes); answer never: no reply in 20 s")
     }
 }
