@@ -271,6 +271,7 @@ export class ConnectionMachine {
       return this.refused({ code: refusal });
     }
     if (bug('dns-failure-ends-loop') && reason?.startsWith('getaddrinfo')) return this.refused({ code: ERR.WEBSOCKET, description: reason });
+    if (bug('lost-login-ends-loop') && this.phase === 'login' && this.reconnecting) return this.refused({ code: ERR.WEBSOCKET });
     this.lost();
   }
 

@@ -418,6 +418,8 @@ class ChatClient:
             self._run(self.machine.login_refused(error))
             return
         if error is not None:
+            if reconnect and "lost-login-ends-loop" in self.bugs:
+                self._run(self.machine.login_refused(error))
             return                             # the socket ended; _on_closed handles it
         self._last_frame_ms = self.clock.now_ms()
         user = self._remember(reply.result()["user"])
