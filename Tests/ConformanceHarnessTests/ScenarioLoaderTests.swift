@@ -89,6 +89,18 @@ import Testing
         #expect(problem("steps:\n  - wire: w\n  - w.snd: {}\n") == "case.yaml:6:5: unknown wire method 'snd' (did you mean 'send'?)")
     }
 
+    /// Each time of `connectAttempts` is read when the file loads, as a pattern's `at` is:
+    /// an expression that does not start with `$` is named, not compared as a text.
+    @Test func connectAttemptTimesAreDurations() {
+        func check(_ value: String) -> String { problem("steps:\n  - client: a\n  - expect:\n      a.connectAttempts: \(value)\n") }
+        #expect(check("{ at: [0, \"$pongTimeout + 4\", 20.05], exact: true, after: 1s, tolerance: 5ms }") == "loaded")
+        #expect(check("[0, 0.05, 300ms]") == "loaded")
+        #expect(check("{ at: [0, \"4 + $pongTimeout\"] }") == "case.yaml:7:36: cannot read duration '4 + $pongTimeout'")
+        #expect(check("[0, soon]") == "case.yaml:7:30: cannot read duration 'soon'")
+        #expect(check("{ at: [0], after: later }") == "case.yaml:7:37: cannot read duration 'later'")
+        #expect(check("{ at: [0], exact: 1 }") == "case.yaml:7:37: 'exact' takes true or false")
+    }
+
     @Test func patternFieldsAndMatchersAreChecked() {
         #expect(problem("steps:\n  - client: a\n  - expect:\n      server.closed: { bye: server }\n")
                 == "case.yaml:7:24: unknown field 'bye' (did you mean 'by'?)")

@@ -299,13 +299,7 @@ struct ScenarioReader {
             try patterns(expected, path: path) { key in ValuePath(key)?.head.map(Words.resultKeys.contains) == true }
                 known: { Words.resultKeys }
         case ("client", "connectAttempts"):
-            if let object = expected.objectValue {
-                for key in object.keys where !Words.connectAttemptKeys.contains(key) {
-                    throw fail("unknown key '\(key)'" + Suggestion.hint(for: key, among: Words.connectAttemptKeys), path + [key])
-                }
-            } else if expected.arrayValue == nil {
-                throw fail("connectAttempts takes a list of times or {at: [...]}", path)
-            }
+            try checkAttemptTimes(expected, path: path)
         case ("client", "connectionEvents"):
             if expected.arrayValue?.allSatisfy({ $0.stringValue != nil }) != true && !ValueMatcher.isMatcher(expected) {
                 throw fail("connectionEvents takes a list of event names", path)
@@ -339,6 +333,29 @@ struct ScenarioReader {
             }
         default:
             try checkMatchers(expected, path: path)
+        }
+    }
+
+    /// `connectAttempts: [times]` or `{at: [times], after, tolerance, exact}`: every time a
+    /// duration, so that a misspelt expression is named here rather than never matching.
+    private func checkAttemptTimes(_ expected: JSONValue, path: [String]) throws(ScenarioError) {
+        var durations: [(JSONValue, [String])] = []
+        if let object = expected.objectValue {
+            for (key, value) in object {
+                guard Words.connectAttemptKeys.contains(key) else {
+                    throw fail("unknown key '\(key)'" + Suggestion.hint(for: key, among: Words.connectAttemptKeys), path + [key])
+                }
+                if key == "exact", value.boolValue == nil { throw fail("'exact' takes true or false", path + [key]) }
+                if key == "after" || key == "tolerance" { durations.append((value, path + [key])) }
+            }
+        }
+        guard let times = expected.arrayValue ?? expected["at"]?.arrayValue else {
+            throw fail("connectAttempts takes a list of times or {at: [...]}", path)
+        }
+        let listPath = expected.arrayValue == nil ? path + ["at"] : path
+        durations += times.enumerated().map { ($1, listPath + [String($0)]) }
+        for (value, at) in durations {
+            do throws(ScenarioError) { _ = try ScenarioLoader.duration(value) } catch { throw fail(error.message, at) }
         }
     }
 
