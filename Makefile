@@ -191,6 +191,15 @@ robustness-probe: build
 	scripts/python-sdk-env
 	python3 scripts/probes/reproductions.py $(MOCKCHAT)
 
+## Every fault of `POST /control/faults` measured over real sockets against a real `mockchat serve
+## --clock virtual` (docs/ROBUSTNESS.md, "The fault table"): a Markdown table of what the client
+## observed next to what docs/PROTOCOL.md says, exit 1 on a row that differs. Not in `make test`:
+## it takes a minute or more (each row its own server, and each absence a short real wait).
+.PHONY: fault-table
+fault-table: build
+	scripts/python-sdk-env
+	python3 scripts/probes/fault-table.py $(MOCKCHAT)
+
 ## A bounded run of `mockchat fuzz` with a fixed seed: model histories and wire inputs, then
 ## the other ways in (control API, recordings, scenario files, driver lines, flags, manifests),
 ## and the input regressions replayed, sized for a debug build (seconds). The only clean
