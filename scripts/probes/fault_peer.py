@@ -232,6 +232,11 @@ def labels(frames):
     return ", ".join(out) or "nothing"
 
 
+def since_login(peer):
+    """What a logged-in peer has received since its login's reply, and how it stands."""
+    return f"{labels(peer.frames[1:])}, {peer.ending()}"
+
+
 ROWS = []
 
 

@@ -5,7 +5,7 @@ slowClose and latency."""
 import json
 from http import HTTPStatus
 
-from fault_peer import WAIT, Peer, attempts, first, labels, logged_in, row, upgrade_text
+from fault_peer import WAIT, Peer, attempts, first, labels, logged_in, row, since_login, upgrade_text
 
 
 # ---- silence ----
@@ -22,7 +22,7 @@ def silence(clock):
     offline = first(clock, bob, lambda: bob.events("user.offline", "alice"), [29999, 30000])
     clock.at(40000)
     alice.pump()
-    at_40 = f"{labels(alice.frames[1:])}, {alice.ending()}"
+    at_40 = since_login(alice)
     clock.fault(fault="silence", uid="alice", enabled=False)
     alice.pump(lambda: alice.ended, WAIT)
     return (f"bob: user.offline alice {offline}; alice at +40000 ms: {at_40}; at the lift: {alice.ending()}",
@@ -38,7 +38,7 @@ def silence_close(clock):
     alice.close(1000)
     clock.at(4000)
     alice.pump()
-    before = f"{labels(alice.frames[1:])}, {alice.ending()}"
+    before = since_login(alice)
     clock.fault(fault="silence", uid="alice", enabled=False)
     alice.pump(lambda: alice.ended, WAIT)
     return (f"before the lift: {before}; at the lift: {labels(alice.frames[1:])}, then {alice.ending()}",
@@ -68,7 +68,7 @@ def silence_pass(clock):
     ping = new.send("ping")
     new.pump(lambda: new.has_reply(ping), WAIT)
     old.pump()
-    return (f"old socket: {labels(old.frames[1:])}, {old.ending()}; new connection: 101, login ok, ping {labels(new.frames[1:])}",
+    return (f"old socket: {since_login(old)}; new connection: 101, login ok, ping {labels(new.frames[1:])}",
             "old socket: nothing, open; new connection: 101, login ok, ping reply 2")
 
 
@@ -237,7 +237,7 @@ def cut_silence(clock):
     alice.send("ping")
     alice.pump()
     silences = [s.get("connection") for s in clock.call("GET", "/control/faults").get("silences", [])]
-    return (f"after +5000 ms a ping: {labels(alice.frames[1:])}, {alice.ending()}; silence of its connection: {silences == [alice.connection]}",
+    return (f"after +5000 ms a ping: {since_login(alice)}; silence of its connection: {silences == [alice.connection]}",
             "after +5000 ms a ping: nothing, open; silence of its connection: True")
 
 
