@@ -17,6 +17,7 @@ export const BUGS = Object.freeze({
   'listener-not-removed': 'removeUserListener() keeps the listener, which goes on receiving presence events',
   'no-pong-deadline': 'a keep-alive ping has no reply deadline: a silent connection is found only when the server gives up on it',
   'lost-login-ends-loop': 'a reconnection whose socket ends before its login is answered is taken for a refused login: an error event, and the loop ends',
+  'waits-for-server-close': 'a close has no deadline of its own: a server that answers the close frame late, or never, holds the connection open as long as it likes',
   'dns-failure-ends-loop': 'a name-resolution failure is reported as a connection error and ends the reconnection loop',
   'ignores-network-change': "the OS's network path change is ignored: a silent old socket is found only by the next keep-alive",
   'uptime-timers': 'the timers run on the uptime clock, which stops while the device sleeps: overdue timers fire late after a wake',

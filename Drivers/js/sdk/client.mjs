@@ -106,7 +106,7 @@ export class ChatClient {
     switch (action.type) {
       case 'open': return this.open(action.socket);
       case 'send': return this.sockets.get(action.socket)?.send(action.frame);
-      case 'close': return this.sockets.get(action.socket)?.close(action.code);
+      case 'close': return this.close(action.socket, action.code);
       case 'abort': return this.sockets.get(action.socket)?.abort();
       case 'arm': {
         this.clock.cancel(this.timers.get(action.name));
@@ -135,6 +135,18 @@ export class ChatClient {
   idleTooLong() {
     const limit = this.profile.keepAliveInterval + this.profile.pongTimeout;
     return bug('wall-clock-idle-check') && this.machine.phase === 'ready' && this.clock.now() - this.lastFrame > limit;
+  }
+
+  /** A closing handshake with the close deadline (transport.close-deadline): a close the
+   * server leaves unanswered ends at closeTimeout on the SDK's clock, like its other
+   * timers, not at the WebSocket library's own wait on the wall clock. */
+  close(id, code) {
+    const socket = this.sockets.get(id);
+    if (!socket) return;
+    socket.close(code);
+    if (bug('waits-for-server-close')) return;
+    const deadline = this.clock.schedule(this.clock.now() + this.profile.closeTimeout, () => socket.abort());
+    socket.onFinish = () => this.clock.cancel(deadline);
   }
 
   open(id) {

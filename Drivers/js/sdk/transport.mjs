@@ -66,6 +66,7 @@ export class V1Socket {
     this.received = 0;
     this.writing = 0;
     this.finished = false;
+    this.onFinish = null;        // called once the socket has ended (the client's close deadline)
     device.sockets.add(this);
     if (device.network === 'down') {
       this.ws = null;
@@ -138,6 +139,7 @@ export class V1Socket {
     this.finished = true;
     this.state = 'closed';
     this.device.sockets.delete(this);
+    this.onFinish?.();
     this.handlers.closed(code, reason);
   }
 }

@@ -30,6 +30,7 @@ BUGS = {
     "no-open-deadline": "an attempt has no deadline for the answer to its upgrade: an upgrade never answered leaves the SDK connecting for good",
     "no-pong-deadline": "a keep-alive ping has no reply deadline: a silent connection is found only when the server gives up on it",
     "lost-login-ends-loop": "a reconnection whose socket ends before its login is answered is taken for a refused login: an error event, and the loop ends",
+    "waits-for-server-close": "a close waits for the server's answer and then for the server to end the TCP connection, with no deadline of its own: a server slow to close holds the connection open",
     "dns-failure-ends-loop": "a name-resolution failure is reported as a connection error and ends the reconnection loop",
     "ignores-network-change": "the OS's network path change is ignored: a silent old socket is found only by the next keep-alive",
     "uptime-timers": "the timers run on the uptime clock, which stops while the device sleeps: overdue timers fire late after a wake",

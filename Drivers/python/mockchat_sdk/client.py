@@ -341,8 +341,13 @@ class ChatClient:
             self._open(action.reconnect)
         elif isinstance(action, cm.CloseSocket):
             if self._socket is not None:
-                self._socket.close(action.code)
-                self._socket = None
+                socket, self._socket = self._socket, None
+                if "waits-for-server-close" in self.bugs:
+                    socket.close(action.code, deadline=None, end_after_handshake=False)
+                else:
+                    # transport.close-deadline: on the SDK's clock, like its other timers.
+                    deadline = self.clock.call_later(self.profile.close_timeout, socket.abort)
+                    socket.close(action.code, deadline=deadline)
         elif isinstance(action, cm.DropSocket):
             if self._socket is not None:
                 socket, self._socket = self._socket, None

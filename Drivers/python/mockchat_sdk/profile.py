@@ -29,6 +29,9 @@ class Profile:
     # reconnection.open-deadline: how long an upgrade may go unanswered before the attempt
     # is abandoned (the rule book's openTimeout; MockChat's value).
     open_timeout: float = 10.0
+    # transport.close-deadline: how long a close frame may go unanswered before the SDK
+    # ends the connection itself (the rule book's closeTimeout; MockChat's value, D34).
+    close_timeout: float = 5.0
     # D12: a login that cannot reach the server keeps retrying (003, example step 1).
     retry_login_until_answered: bool = False
 

@@ -56,10 +56,11 @@ class Device:
 
     def _pending(self) -> set[asyncio.Task]:
         """The tasks in flight, and the reader of every socket whose closing handshake is
-        done: the server ends the stream as soon as it has read our close frame, and the
-        SDK learns that the socket is gone only then. Close frames are not counted in
-        `sent` and `received`, so without this wait the harness could find both sides
-        agreeing and go on, and the SDK would see the end at whatever time it came.
+        done: the SDK ends that TCP connection itself (transport.close-does-not-wait), and
+        learns that the socket is gone only when the reader has seen the end. Close frames
+        are not counted in `sent` and `received`, so without this wait the harness could
+        find both sides agreeing and go on, and the SDK would see the end at whatever time
+        it came.
         An upgrade sent and not yet answered is the server's to answer, or to hold: its
         opening is not waited for (the harness matches the socket with the server's side)."""
         waiting = {sock.opening for sock in self.sockets if sock.awaiting_answer}
@@ -109,6 +110,11 @@ class _TrackedConnection(ClientConnection):
     def data_received(self, data: bytes) -> None:
         self._owner.awaiting_answer = False
         super().data_received(data)
+        # The closing handshake is complete: the SDK ends the TCP connection itself rather
+        # than wait for the server's FIN (transport.close-does-not-wait; RFC 6455, 7.1.1).
+        if (self._owner.end_after_handshake and self.protocol.close_rcvd is not None
+                and self.protocol.close_sent is not None):
+            self.transport.close()
 
     def connection_lost(self, exc) -> None:
         self._owner.awaiting_answer = False
@@ -138,6 +144,8 @@ class V1Socket:
         self.reader: Optional[asyncio.Task] = None
         self._closed = False
         self.close_code: Optional[int] = None   # the server's close code, once it sent one
+        self.end_after_handshake = True       # end the TCP connection once both close frames crossed
+        self._close_deadline = None           # the SDK's close deadline timer, while a close runs
         device.sockets.append(self)
 
     async def open(self) -> None:
@@ -147,10 +155,10 @@ class V1Socket:
             raise ChatError(errors.NO_INTERNET)
         try:
             self.device.resolve(self.url)
-            # No deadline of its own: the SDK's open deadline runs on its injected clock
-            # and abort() ends a handshake left unanswered.
+            # No deadlines of its own: the SDK's open and close deadlines run on its
+            # injected clock; abort() ends a handshake or a close left unanswered.
             self._handshake = asyncio.ensure_future(connect(
-                self.url, ping_interval=None, compression=None, open_timeout=None, close_timeout=10, proxy=None,
+                self.url, ping_interval=None, compression=None, open_timeout=None, close_timeout=None, proxy=None,
                 create_connection=lambda protocol, **options: _TrackedConnection(self, protocol, **options)))
             self._ws = await self._handshake
         except asyncio.CancelledError:
@@ -191,10 +199,17 @@ class V1Socket:
         self.device.track(self._send(json.dumps(frame)))
         return future
 
-    def close(self, code: int) -> None:
-        """A closing handshake with `code`; the socket stays listed until it is done."""
-        if self._ws is not None and not self._closed:
-            asyncio.get_running_loop().create_task(self._ws.close(code))
+    def close(self, code: int, deadline=None, end_after_handshake: bool = True) -> None:
+        """A closing handshake with `code`; the socket stays listed until it is done.
+        `deadline` is the SDK's close deadline timer (cancelled when the socket ends);
+        without `end_after_handshake` the server's FIN is waited for."""
+        self.end_after_handshake = end_after_handshake
+        if self._ws is None or self._closed:
+            if deadline is not None:
+                deadline.cancel()
+            return
+        self._close_deadline = deadline
+        asyncio.get_running_loop().create_task(self._ws.close(code))
 
     def abort(self) -> None:
         """Resets the TCP connection, as a lost network or a killed process would."""
@@ -246,6 +261,8 @@ class V1Socket:
             return
         self._closed = True
         self.state = "closed"
+        if self._close_deadline is not None:
+            self._close_deadline.cancel()
         received = self._ws.protocol.close_rcvd if self._ws is not None else None
         self.close_code = received.code if received is not None else None
         if self in self.device.sockets:

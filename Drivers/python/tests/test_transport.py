@@ -4,20 +4,24 @@ import asyncio
 import base64
 import hashlib
 import struct
+from typing import Optional
 
+from mockchat_sdk.clock import VirtualClock
 from mockchat_sdk.transport import Device, V1Socket
 
 WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 
 class ClosingServer:
-    """Accepts one WebSocket, sends a close frame with `code`, reads the client's close
-    frame, and ends the TCP stream only when `release` is set: a server whose end of
-    the stream is still on its way."""
+    """Accepts one WebSocket and, with a `code`, sends a close frame with it; reads the
+    client's close frame, then notes when the client ends the TCP stream, and ends its own
+    side only when `release` is set: a server whose end of the stream lingers (or, without
+    a code, one that never answers a close)."""
 
-    def __init__(self, code: int):
+    def __init__(self, code: Optional[int]):
         self.code = code
         self.client_closed = asyncio.Event()
+        self.client_ended = asyncio.Event()
         self.release = asyncio.Event()
 
     async def start(self) -> str:
@@ -31,16 +35,24 @@ class ClosingServer:
         accept = base64.b64encode(hashlib.sha1(key + WEBSOCKET_GUID).digest())
         writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                      b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
-        writer.write(bytes([0x88, 2]) + struct.pack("!H", self.code))
+        if self.code is not None:
+            writer.write(bytes([0x88, 2]) + struct.pack("!H", self.code))
         header = await reader.readexactly(2)
         await reader.readexactly(4 + (header[1] & 0x7F))   # mask and payload
         self.client_opcode = header[0] & 0x0F
         self.client_closed.set()
+        try:
+            if await reader.read() == b"":
+                self.client_ended.set()
+        except ConnectionError:
+            self.client_ended.set()            # a reset ends it too
         await self.release.wait()
         writer.close()
 
 
-def test_settle_waits_for_the_end_of_a_socket_whose_closing_handshake_is_done():
+def test_a_complete_closing_handshake_ends_the_socket_without_waiting_for_the_servers_fin():
+    """transport.close-does-not-wait: once both close frames crossed, the SDK ends the TCP
+    connection itself, and a settle does not wait for a server that lingers."""
     async def run():
         server = ClosingServer(4001)
         url = await server.start()
@@ -49,13 +61,34 @@ def test_settle_waits_for_the_end_of_a_socket_whose_closing_handshake_is_done():
         await sock.open()
         await asyncio.wait_for(server.client_closed.wait(), timeout=5)
         assert server.client_opcode == 0x8, "the client answered with a close frame"
-        settling = asyncio.get_running_loop().create_task(device.settle())
-        for _ in range(50):                    # loop turns, not time
-            await asyncio.sleep(0)
-        assert not settling.done(), "settled while the server had not ended the stream"
-        assert device.sockets == [sock] and sock.state == "open"
-        server.release.set()
-        await settling
+        await asyncio.wait_for(server.client_ended.wait(), timeout=5)
+        await device.settle()
+        assert not server.release.is_set(), "the server has not ended its side"
         assert device.sockets == [] and ended == [sock] and sock.close_code == 4001
+        server.release.set()
+        server.server.close()
+    asyncio.run(run())
+
+
+def test_a_close_the_server_never_answers_ends_at_the_deadline_on_the_sdks_clock():
+    """transport.close-deadline: the wait for the answer runs on the injected clock, not
+    on the WebSocket library's wall-clock timeout."""
+    async def run():
+        server = ClosingServer(None)
+        url = await server.start()
+        clock, device, ended = VirtualClock(), Device(), []
+        sock = V1Socket(device, url, on_event=lambda *_: None, on_closed=ended.append)
+        await sock.open()
+        sock.close(1000, deadline=clock.call_later(5, sock.abort))
+        await asyncio.wait_for(server.client_closed.wait(), timeout=5)
+        await device.settle()
+        clock.advance_to(clock.now_ms() + 4_999)
+        await device.settle()
+        assert device.sockets == [sock] and not server.client_ended.is_set()
+        clock.advance_to(clock.now_ms() + 1)
+        await asyncio.wait_for(server.client_ended.wait(), timeout=5)
+        await device.settle()
+        assert device.sockets == [] and ended == [sock] and clock.next_deadline() is None
+        server.release.set()
         server.server.close()
     asyncio.run(run())

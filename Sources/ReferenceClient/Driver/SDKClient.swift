@@ -231,7 +231,12 @@ extension SDKClient {
             loop.deferToLoop { [weak self] in self?.failOpen("Name resolution failed for \(host)", current) }
             return
         }
-        opening = WebSocketClient.connect(on: loop, to: server, path: path, seed: seed) { [weak self] result in
+        // connection.close-deadline: a close frame the server does not answer within
+        // closeTimeout ends the connection; a complete closing handshake ends it at once.
+        var configuration = WebSocket.Configuration()
+        configuration.closeTimeout = Int64((profile.closeTimeout * 1000).rounded())
+        opening = WebSocketClient.connect(on: loop, to: server, path: path, seed: seed,
+                                          configuration: configuration) { [weak self] result in
             guard let self, self.generation == current else {
                 if case .success(let late) = result { late.drop() }
                 return

@@ -32,6 +32,9 @@ public struct Profile: Codable, Sendable, Equatable {
     public var loginReplyTimeout: Double
     /// Seconds an attempt waits for the answer to its WebSocket upgrade before it is abandoned.
     public var openTimeout: Double
+    /// Seconds a closing socket waits for the server's close frame before the SDK ends the
+    /// connection itself; once the closing handshake is complete it ends it at once.
+    public var closeTimeout: Double = 5
     /// Delays between reconnection attempts.
     public var reconnectBackoff: ReconnectBackoff
     /// Whether returning to the foreground restarts the backoff schedule.
@@ -97,7 +100,7 @@ public struct Profile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, defaultAutoMode, backgroundWithoutServices, backgroundDisconnectAfter
         case backgroundTaskWindow, pingAvailableInAutoMode
-        case keepAliveInterval, pongTimeout, loginReplyTimeout, openTimeout, reconnectBackoff, resetBackoffOnForeground
+        case keepAliveInterval, pongTimeout, loginReplyTimeout, openTimeout, closeTimeout, reconnectBackoff, resetBackoffOnForeground
         case resetBackoffOnNetworkChange, retryLoginUntilAnswered, defaultReconnectKickEnable
         case backgroundCloseCode, logoutCloseCode, disconnectCloseCode
         case notInitializedError, notInitializedDescription, alreadyLoggedInError
