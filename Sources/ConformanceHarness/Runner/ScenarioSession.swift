@@ -1,6 +1,7 @@
 import ChatProtocol
 import EventLoop
 import Foundation
+import MockChatCore
 import MockChatServer
 import ReferenceClient
 
@@ -66,7 +67,7 @@ final class ScenarioSession {
             names.append(name)
             let device = CommandTable.Device(deviceId: device ?? "\(name)-device", platform: platform ?? .mobile)
             devices[name] = device
-            let clientSeed = seed &+ Self.stableHash(name)
+            let clientSeed = seed &+ FNV1a64.hash(name)
             if let driver = timeline.driver {
                 let profile = profileName ?? scenario.profile
                 let client = try DriverClient(name: name, link: driver, profile: profile,
@@ -80,7 +81,7 @@ final class ScenarioSession {
             }
         case .wire(let name):
             guard clients[name] == nil, wires[name] == nil else { throw ScenarioError("'\(name)' already exists") }
-            let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ Self.stableHash(name))
+            let wire = WireClient(name: name, loop: loop, server: server.address, seed: seed &+ FNV1a64.hash(name))
             wires[name] = wire
             names.append(name)
             try timeline.settle()
@@ -218,16 +219,6 @@ final class ScenarioSession {
     func close() {
         try? timeline.settle()
         timeline.driver?.end()
-    }
-
-    /// FNV-1a: a hash that is the same in every process (Swift's `Hasher` is seeded).
-    static func stableHash(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return hash
     }
 }
 

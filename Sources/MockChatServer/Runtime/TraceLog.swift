@@ -303,9 +303,7 @@ public final class TraceLog {
 
     /// The summary of a frame given as its JSON text.
     static func summary(of bytes: some Collection<UInt8>) -> JSONValue {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a64.hash(bytes), radix: 16)
         return .object(JSONObject([
             ("summarized", .bool(true)), ("bytes", .integer(Int64(bytes.count))),
             ("prefix", .string(String(decoding: bytes.prefix(256), as: UTF8.self))),

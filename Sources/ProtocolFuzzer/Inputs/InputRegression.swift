@@ -1,5 +1,6 @@
 import ChatProtocol
 import Foundation
+import MockChatCore
 
 /// A shrunk input of the other ways in that showed a finding, kept as a JSON file so
 /// that it is run again: `mockchat fuzz --mode inputs --replay FILE|FOLDER` (and so
@@ -55,9 +56,7 @@ public struct InputRegression: Sendable, Equatable {
 
     /// The file name: the stage and a hash of the text, so the same input is one file.
     public var fileName: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return "input-\(stage)-\(String(hash, radix: 16)).json"
+        "input-\(stage)-\(String(FNV1a64.hash(text), radix: 16)).json"
     }
 
     /// Writes the file into `folder` (created when missing); returns its path.

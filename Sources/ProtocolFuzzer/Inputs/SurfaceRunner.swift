@@ -109,10 +109,12 @@ public struct SurfaceRunner: Sendable {
 
     /// Whether an input's bytes pick the rarer branch (the same bytes, the same choice).
     private static func decides(_ bytes: [UInt8], share: Double) -> Bool {
-        var hash: UInt64 = 1469598103934665603
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 1099511628211 }
-        return Double(hash % 1000) < share * 1000
+        Double(FNV1a64.hash(bytes, basis: decisionBasis) % 1000) < share * 1000
     }
+
+    /// The basis the choice has always hashed from: the standard one without its last
+    /// digit. Kept so that a seed runs the same scenario inputs as before.
+    private static let decisionBasis: UInt64 = 1_469_598_103_934_665_603
 
     /// Runs `body` on a thread of its own; false when it did not finish in time (it is left
     /// running). Time is the thread's CPU time, so a machine loaded by other work does not
