@@ -9,6 +9,13 @@ public enum BoundedNumber {
     /// The largest instant input may name: 9999-12-31T23:59:59Z, in seconds.
     public static let latestSeconds = 253_402_300_799.0
 
+    /// A day in seconds: the longest a command's phase, wait or budget may be asked to last.
+    public static let daySeconds = 86_400.0
+
+    /// A leap year (366 days) in seconds: the longest a run, a duration in a scenario or
+    /// profile, or a clock advance may be.
+    public static let yearSeconds = 366 * daySeconds
+
     /// `value` when it is finite and within `range`.
     public static func check(_ value: Double, _ field: String, in range: ClosedRange<Double>,
                              unit: String = "") throws(BoundedNumberError) -> Double {

@@ -6,9 +6,6 @@ import MockChatCore
 
 /// `mockchat bench`: a load generator for a running server, on its own loop and process.
 struct BenchCommand: ParsableCommand {
-    /// The longest a bench phase may be asked to last: a day, in seconds.
-    static let longest = 86_400.0
-
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Load a running server and report latency, throughput, memory and presence delivery.",
@@ -130,8 +127,8 @@ struct BenchPing: ParsableCommand {
             _ = try BoundedNumber.check(connections, "--connections", in: 1...1_000_000, unit: "connections")
             _ = try BoundedNumber.check(rate, "--rate", in: 0...100_000_000, unit: "pings per second")
             _ = try BoundedNumber.check(pipeline, "--pipeline", in: 1...10_000, unit: "pings")
-            _ = try BoundedNumber.check(duration, "--duration", in: 0.001...BenchCommand.longest, unit: "seconds")
-            _ = try BoundedNumber.check(warmup, "--warmup", in: 0...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(duration, "--duration", in: 0.001...BoundedNumber.daySeconds, unit: "seconds")
+            _ = try BoundedNumber.check(warmup, "--warmup", in: 0...BoundedNumber.daySeconds, unit: "seconds")
         }
     }
 
@@ -185,10 +182,10 @@ struct BenchIdle: ParsableCommand {
         try checkFlags { () throws(BoundedNumberError) in
             _ = try BoundedNumber.check(connections, "--connections", in: 1...10_000_000, unit: "connections")
             _ = try BoundedNumber.check(processes, "--processes", in: 1...1_024, unit: "processes")
-            _ = try BoundedNumber.check(hold, "--hold", in: 0...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(hold, "--hold", in: 0...BoundedNumber.daySeconds, unit: "seconds")
             _ = try BoundedNumber.check(users, "--users", in: 0...10_000_000, unit: "users")
             _ = try BoundedNumber.check(connectConcurrency, "--connect-concurrency", in: 1...1_000_000, unit: "connections")
-            _ = try BoundedNumber.check(keepalive, "--keepalive", in: 1...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(keepalive, "--keepalive", in: 1...BoundedNumber.daySeconds, unit: "seconds")
             _ = try BoundedNumber.check(firstIndex, "--first-index", in: 0...10_000_000, unit: "connections")
         }
     }
@@ -281,7 +278,7 @@ struct BenchPresence: ParsableCommand {
             _ = try BoundedNumber.check(subscribers, "--subscribers", in: 0...1_000_000, unit: "connections")
             _ = try BoundedNumber.check(users, "--users", in: 1...1_000_000, unit: "users")
             _ = try BoundedNumber.check(churn, "--churn", in: 0.001...10_000_000, unit: "transitions per second")
-            _ = try BoundedNumber.check(duration, "--duration", in: 0.001...BenchCommand.longest, unit: "seconds")
+            _ = try BoundedNumber.check(duration, "--duration", in: 0.001...BoundedNumber.daySeconds, unit: "seconds")
         }
     }
 

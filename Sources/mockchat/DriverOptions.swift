@@ -59,12 +59,9 @@ struct DriverTimeoutOption: ParsableArguments {
     @Option(help: "Seconds a driver has to answer each request (default 10).")
     var driverTimeout: Double = 10
 
-    /// The longest a driver may take for one request: a day.
-    static let longest = 86_400.0
-
     func validate() throws {
         try checkFlags { () throws(BoundedNumberError) in
-            _ = try BoundedNumber.check(driverTimeout, "--driver-timeout", in: 0.001...Self.longest, unit: "seconds")
+            _ = try BoundedNumber.check(driverTimeout, "--driver-timeout", in: 0.001...BoundedNumber.daySeconds, unit: "seconds")
         }
     }
 }

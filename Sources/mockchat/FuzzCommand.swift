@@ -90,7 +90,7 @@ struct FuzzCommand: ParsableCommand {
         try checkFlags { () throws(BoundedNumberError) in
             // A crash names the input of each worker: one note per worker, 64 at most.
             _ = try BoundedNumber.check(jobs ?? 1, "--jobs", in: 1...64, unit: "workers")
-            _ = try BoundedNumber.check(seconds ?? 1, "--seconds", in: 0.001...31_622_400, unit: "seconds")
+            _ = try BoundedNumber.check(seconds ?? 1, "--seconds", in: 0.001...BoundedNumber.yearSeconds, unit: "seconds")
             _ = try BoundedNumber.check(steps ?? 1, "--steps", in: 1...Int.max, unit: "actions")
             _ = try BoundedNumber.check(inputs ?? 1, "--inputs", in: 1...Int.max, unit: "inputs")
             _ = try BoundedNumber.check(historyLength ?? 1, "--history-length", in: 1...100_000, unit: "actions")

@@ -67,7 +67,7 @@ extension ScenariosCommand {
 
         func validate() throws {
             try checkFlags { () throws(BoundedNumberError) in
-                _ = try BoundedNumber.check(budget, "--budget", in: 0.001...86_400, unit: "seconds")
+                _ = try BoundedNumber.check(budget, "--budget", in: 0.001...BoundedNumber.daySeconds, unit: "seconds")
             }
         }
 

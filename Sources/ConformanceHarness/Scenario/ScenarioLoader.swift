@@ -117,7 +117,7 @@ public enum ScenarioLoader {
     }
 
     /// The longest duration a scenario may give: 366 days, as the control API's clock advance.
-    public static let maxDurationSeconds = 31_622_400.0
+    public static let maxDurationSeconds = BoundedNumber.yearSeconds
 
     /// A number of seconds, or a string such as `250ms`, `30s`, `2m`, `1h`, from 0 to
     /// ``maxDurationSeconds``; checked before it becomes milliseconds.

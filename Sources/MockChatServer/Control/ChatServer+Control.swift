@@ -175,7 +175,7 @@ extension ChatServer {
     private func advanceClock(_ body: JSONValue) throws(ControlError) -> JSONValue {
         guard loop.clock.isVirtual else { throw ControlError(409, "the clock is the system clock; start with --clock virtual") }
         // At most a year, checked before the seconds become milliseconds.
-        let year: Int64 = 366 * 86_400
+        let year = Int64(BoundedNumber.yearSeconds)
         let milliseconds: Int64
         if let ms = body["ms"]?.intValue {
             milliseconds = try ControlError.checking { () throws(BoundedNumberError) in

@@ -1,4 +1,5 @@
 import ChatProtocol
+import MockChatCore
 
 /// The timings and policies of one documented SDK, loaded from `Fixtures/profiles/*.yaml`.
 ///
@@ -115,7 +116,7 @@ public struct Profile: Codable, Sendable, Equatable {
 
     /// The longest duration a profile may give, in seconds (366 days; a profile's
     /// ``problems`` name a longer one).
-    public static let longestDuration = 31_622_400.0
+    public static let longestDuration = BoundedNumber.yearSeconds
 
     /// Whole milliseconds for a duration in seconds, as timers take them.
     public static func milliseconds(_ seconds: Double) -> Int64 {
