@@ -26,18 +26,21 @@ extension TCPConnection {
     /// Whether bytes from the peer are still on their way through the latency.
     public var holdsDelayedInput: Bool { !delayedIn.items.isEmpty }
 
-    /// Whether the latency holds anything this side wrote.
-    var holdsDelayedOutput: Bool { !delayedOut.items.isEmpty }
+    /// What the latency holds in one direction: from the peer (`inbound`) or to it.
+    private static func held(inbound: Bool) -> ReferenceWritableKeyPath<TCPConnection, DelayedTraffic> {
+        inbound ? \.delayedIn : \.delayedOut
+    }
 
     /// Holds `item` until the latency has passed, behind what is ahead of it.
     func delay(_ item: DelayedTraffic.Item, inbound: Bool) {
         let latency = latencyMs ?? 0
-        var held = inbound ? delayedIn : delayedOut
+        let direction = Self.held(inbound: inbound)
+        var held = self[keyPath: direction]
         var crosses = loop.clock.now.advanced(by: latency)
         if let last = held.items.last?.crosses, last > crosses { crosses = last }
         held.items.append((crosses, item))
         if held.timer == nil { held.timer = scheduleCrossing(at: crosses, inbound: inbound) }
-        if inbound { delayedIn = held } else { delayedOut = held }
+        self[keyPath: direction] = held
     }
 
     private func scheduleCrossing(at time: Instant, inbound: Bool) -> Clock.TimerID {
@@ -46,17 +49,16 @@ extension TCPConnection {
 
     /// Applies, in order, the items of one direction whose time has come.
     private func crossDue(inbound: Bool) {
-        if inbound { delayedIn.timer = nil } else { delayedOut.timer = nil }
+        let direction = Self.held(inbound: inbound)
+        self[keyPath: direction].timer = nil
         let now = loop.clock.now
         while state == .open {
-            let held = inbound ? delayedIn : delayedOut
-            guard let first = held.items.first else { return }
+            guard let first = self[keyPath: direction].items.first else { return }
             guard first.crosses <= now else {
-                let timer = scheduleCrossing(at: first.crosses, inbound: inbound)
-                if inbound { delayedIn.timer = timer } else { delayedOut.timer = timer }
+                self[keyPath: direction].timer = scheduleCrossing(at: first.crosses, inbound: inbound)
                 return
             }
-            if inbound { delayedIn.items.removeFirst() } else { delayedOut.items.removeFirst() }
+            self[keyPath: direction].items.removeFirst()
             cross(first.item, inbound: inbound)
         }
     }
@@ -75,9 +77,10 @@ extension TCPConnection {
     /// the server's output first.
     func releaseDelayed() {
         for inbound in [false, true] {
-            let held = inbound ? delayedIn : delayedOut
+            let direction = Self.held(inbound: inbound)
+            let held = self[keyPath: direction]
             loop.clock.cancel(held.timer)
-            if inbound { delayedIn = DelayedTraffic() } else { delayedOut = DelayedTraffic() }
+            self[keyPath: direction] = DelayedTraffic()
             for entry in held.items where state == .open { cross(entry.item, inbound: inbound) }
         }
     }

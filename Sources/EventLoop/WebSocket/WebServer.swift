@@ -85,9 +85,7 @@ public final class WebServer {
             // Answered and closed before the next accept: a burst at the cap never
             // holds more than one descriptor at a time.
             connection.onClosed = { [weak self] in self?.openConnections -= 1 }
-            refusedAtCapacity += 1
-            onCapacityRefusal?()
-            connection.writeAndCloseNow(Self.busy.serialized())
+            refuseAtCapacity(connection, closingAtOnce: true)
             return
         }
         var parser = HTTPRequestParser(limits: configuration.limits)
@@ -126,7 +124,7 @@ public final class WebServer {
         case .accept(let response): switching = response
         }
         if switching != nil, openConnections > configuration.maxConnections {
-            refuseAtCapacity(connection)
+            refuseAtCapacity(connection, closingAtOnce: false)
             return
         }
         switch route(request, switching != nil, connection.remoteAddress) {
@@ -175,10 +173,16 @@ public final class WebServer {
     /// Called (on the loop) each time a connection is refused at the cap.
     public var onCapacityRefusal: (() -> Void)?
 
-    private func refuseAtCapacity(_ connection: TCPConnection) {
+    /// Counts a refusal at the cap and answers 503: written and closed at once on accept
+    /// (`closingAtOnce`), or as any other reply once the upgrade request was read.
+    private func refuseAtCapacity(_ connection: TCPConnection, closingAtOnce: Bool) {
         refusedAtCapacity += 1
         onCapacityRefusal?()
-        reply(Self.busy, on: connection)
+        if closingAtOnce {
+            connection.writeAndCloseNow(Self.busy.serialized())
+        } else {
+            reply(Self.busy, on: connection)
+        }
     }
 
     /// The answer at the cap: try again in a second.

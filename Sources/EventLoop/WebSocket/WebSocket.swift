@@ -310,9 +310,10 @@ public final class WebSocket {
     }
 
     /// Under latency, where the text message just written ends in the connection's
-    /// output: what ``textMessagesCrossed()`` counts with.
+    /// output: what ``textMessagesCrossed()`` counts with. (The latency holds output only
+    /// while it is on: switching it off lets what it held cross.)
     private func noteMessageEnd() {
-        guard connection.latencyMs != nil || connection.holdsDelayedOutput || !messageEnds.isEmpty else { return }
+        guard connection.latencyMs != nil || !messageEnds.isEmpty else { return }
         messageEnds.append(connection.bytesWritten)
     }
 
