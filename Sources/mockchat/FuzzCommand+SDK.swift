@@ -8,8 +8,8 @@ extension FuzzCommand {
     /// `mockchat fuzz --sdk COMMAND` / `--sdk-listen HOST:PORT`.
     func runSDK(seed: UInt64) throws {
         signal(SIGPIPE, SIG_IGN)
-        // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md).
-        DriverProcessGroups.endAllOnInterrupt()
+        // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md;
+        // `main` takes the interrupting signals).
         defer { DriverProcessGroups.endAll() }
         let progress = ProgressLine()
         var options = SDKFuzzer.Options()

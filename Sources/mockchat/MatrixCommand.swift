@@ -59,7 +59,6 @@ struct MatrixCommand: ParsableCommand {
     func run() throws {
         let plan = try TestPlan.forCommand("matrix", paths: paths, filter: filter)
         signal(SIGPIPE, SIG_IGN)
-        DriverProcessGroups.endAllOnInterrupt()
         defer { DriverProcessGroups.endAll() }
         var entries = try sdks.map { entry in
             let (name, command) = try Self.split(entry)

@@ -104,8 +104,8 @@ struct TestCommand: ParsableCommand {
         options.seed = seed
         options.serverURL = server
         signal(SIGPIPE, SIG_IGN)
-        // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md).
-        DriverProcessGroups.endAllOnInterrupt()
+        // No driver process outlives the run, also when it is interrupted (docs/DRIVER.md;
+        // `main` takes the interrupting signals).
         defer { DriverProcessGroups.endAll() }
         options.driver = try driver.source { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
         options.driverTimeout = driver.driverTimeout

@@ -11,22 +11,6 @@ import WireKit
 /// sockets on the virtual clock.
 @Suite("Path faults")
 struct PathFaultTests {
-    /// A raw WebSocket session logged in as `uid` on `device`: what a test reads byte by
-    /// byte, frames and the end of the stream with their times.
-    final class RawSession {
-        let raw: RawConnection
-
-        init(_ f: ServerFixture, uid: String, device: String) throws {
-            raw = try f.rawConnect()
-            raw.write(Array(handshakeRequest().utf8))
-            raw.write(ClientFrame.text(#"{"id":1,"op":"login","uid":"\#(uid)","authKey":"mockchat-dev-key","deviceId":"\#(device)","platform":"desktop"}"#))
-            f.settle()
-        }
-
-        var texts: [String] { raw.frames.filter { $0.opcode == 1 }.map { String(decoding: $0.payload, as: UTF8.self) } }
-        var closeFrames: [ServerFrame] { raw.frames.filter { $0.opcode == 8 } }
-    }
-
     /// Runs the loop until `done`, advancing the virtual clock 1 ms at a time (at most
     /// `limit` ms); the time it took.
     static func millisecondsUntil(_ f: ServerFixture, limit: Int64 = 10_000, _ done: () -> Bool) -> Int64? {
@@ -98,36 +82,36 @@ struct PathFaultTests {
 
     @Test func slowCloseHoldsTheTCPCloseAfterTheHandshakeAndAnswersTheCloseLate() throws {
         let f = try ServerFixture()
-        let alice = try RawSession(f, uid: "alice", device: "a")
-        #expect(alice.texts.count == 1)
+        let alice = try f.rawWebSocket(login: "alice", device: "a")
+        #expect(alice.messages.count == 1)
         #expect(try f.fault(#"{"fault":"slowClose","uid":"alice","holdMs":3000}"#)?["affected"] == 1)
-        alice.raw.write(ClientFrame.close(1000))
+        alice.write(ClientFrame.close(1000))
         f.settle()
-        #expect(alice.closeFrames.count == 1 && !alice.raw.ended)
-        let held = Self.millisecondsUntil(f) { alice.raw.ended }
+        #expect(alice.frames.filter { $0.opcode == 8 }.count == 1 && !alice.ended)
+        let held = Self.millisecondsUntil(f) { alice.ended }
         #expect(held == 3000)
 
         try f.fault(#"{"fault":"slowClose","uid":"bob","answerMs":2000}"#)
-        let bob = try RawSession(f, uid: "bob", device: "b")
-        bob.raw.write(ClientFrame.close(1000))
+        let bob = try f.rawWebSocket(login: "bob", device: "b")
+        bob.write(ClientFrame.close(1000))
         f.settle()
-        #expect(bob.closeFrames.isEmpty)
-        let answered = Self.millisecondsUntil(f) { !bob.closeFrames.isEmpty }
+        #expect(!bob.sawCloseFrame)
+        let answered = Self.millisecondsUntil(f) { bob.sawCloseFrame }
         #expect(answered == 2000)
         f.settle()
-        #expect(bob.raw.ended)
+        #expect(bob.ended)
         #expect(f.server.trace.entries.contains { $0.text == "slow close: the TCP close after the closing handshake held 3000 ms" })
         #expect(f.server.trace.entries.contains { $0.text == "slow close: the answer to the peer's close held 2000 ms" })
 
         // A reset lets a held close go at once.
         try f.fault(#"{"fault":"slowClose","holdMs":60000}"#)
-        let carol = try RawSession(f, uid: "carol", device: "c")
-        carol.raw.write(ClientFrame.close(1000))
+        let carol = try f.rawWebSocket(login: "carol", device: "c")
+        carol.write(ClientFrame.close(1000))
         f.advance(milliseconds: 10)
-        #expect(!carol.raw.ended)
+        #expect(!carol.ended)
         #expect(try f.control("POST", "/control/reset").status == 200)
         f.settle()
-        #expect(carol.raw.ended)
+        #expect(carol.ended)
         MisbehaviourTests.figure("slowClose: TCP close \(held ?? -1) ms after the handshake (holdMs 3000); close answered after \(answered ?? -1) ms (answerMs 2000)")
     }
 

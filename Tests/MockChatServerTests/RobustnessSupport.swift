@@ -6,8 +6,8 @@ import MockChatTestSupport
 import Testing
 import WireKit
 
-// Helpers shared by the Robustness*Tests files: requests written as text, raw
-// WebSocket connections, a bystander that checks other clients are unaffected, and
+// Helpers shared by the Robustness*Tests files (raw WebSocket connections and requests
+// written as text come from MockChatTestSupport): writes that await the close, a bystander that checks other clients are unaffected, and
 // probes of the process's memory and descriptors.
 
 /// Every robustness test runs inside this suite, one test at a time: several of them
@@ -15,56 +15,7 @@ import WireKit
 /// tests of the same suite would disturb.
 @Suite(.serialized) struct Robustness {}
 
-/// A request as JSON text: `{"id":ID,"op":OP,...}`; `extra` is spliced in as is.
-func requestText(_ id: Int, _ op: String, _ extra: String = "") -> String {
-    "{\"id\":\(id),\"op\":\"\(op)\"\(extra.isEmpty ? "" : ",")\(extra)}"
-}
-
-/// The login request used by raw clients.
-func loginText(_ id: Int = 1, uid: String, device: String, platform: String = "desktop") -> String {
-    requestText(id, "login", "\"uid\":\"\(uid)\",\"authKey\":\"mockchat-dev-key\",\"deviceId\":\"\(device)\","
-                + "\"platform\":\"\(platform)\",\"presence\":{\"mode\":\"all\"}")
-}
-
-extension RawConnection {
-    /// Server messages received as text frames, parsed.
-    var messages: [ServerMessage] {
-        frames.filter { $0.opcode == 1 }.compactMap { try? JSONParser.parse($0.text) }.compactMap(ServerMessage.init(json:))
-    }
-
-    /// The code of the server's close frame, if one arrived with a code.
-    var closeCode: UInt16? { frames.first { $0.opcode == 8 && $0.payload.count >= 2 }?.closeCode }
-
-    /// Whether a close frame arrived (with or without a code).
-    var sawCloseFrame: Bool { frames.contains { $0.opcode == 8 } }
-
-    /// The reason text of the server's close frame.
-    var closeReason: String? { frames.first { $0.opcode == 8 }?.closeReason }
-}
-
 extension ServerFixture {
-    /// A plain TCP connection that has completed the WebSocket handshake and, with
-    /// `uid`, logged in (desktop, subscribed to everybody). Frames go out with
-    /// `raw.write(ClientFrame...)`; what comes back is in `raw.frames`.
-    func rawWebSocket(login uid: String? = nil, device: String = "raw",
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> RawConnection {
-        let raw = try rawConnect()
-        raw.write(Array(handshakeRequest().utf8))
-        guard loop.run(timeout: 5, until: { HTTPReply(raw.received) != nil || raw.isClosed }),
-              HTTPReply(raw.received)?.status == 101 else {
-            throw FixtureFailure("the handshake failed: \(String(decoding: raw.received, as: UTF8.self))")
-        }
-        if let uid {
-            raw.write(ClientFrame.text(loginText(uid: uid, device: device)))
-            guard loop.run(timeout: 5, until: { !raw.messages.isEmpty || raw.isClosed }),
-                  raw.messages.first?.resultObject?["connectionId"] != nil else {
-                throw FixtureFailure("the raw login of \(uid) failed: \(raw.messages)")
-            }
-        }
-        settle(sourceLocation: sourceLocation)
-        return raw
-    }
-
     /// Writes `bytes` and waits until the server has closed the connection (and the
     /// client side has seen it), or `timeout` seconds of wall time.
     @discardableResult
