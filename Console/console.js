@@ -110,6 +110,7 @@
     return labels;
   }
 
+  const number = (n) => n.toLocaleString("en-US");
   function esc(text) {
     return String(text ?? "").replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[ch]));
   }
@@ -247,6 +248,7 @@
   let dropped = 0;         // entries the page let go beyond MAX_ENTRIES
   let lastSeq = 0;
   let skippedTotal = 0;
+  let coalescedTotal = 0;   // entries received inside routine records
   let stateChanged = false; // a line since the last refresh may have changed the state views
   const filters = { uid: "", conn: "", search: null, kinds: new Set(KINDS) };
   const range = { from: null, to: null };
@@ -264,8 +266,12 @@
   });
   $("filters").addEventListener("submit", (event) => event.preventDefault());
 
+  const filtering = () => Boolean(filters.uid || filters.conn || filters.search);
   function passes(e) {
     if (e.kind === "skipped") return true;
+    // A routine row holds pings (in) and pongs (out) the page has not loaded: it stays under
+    // every uid, connection and search filter, and says so (see summary()).
+    if (e.kind === "routine") return filters.kinds.has("in") || filters.kinds.has("out");
     if (!filters.kinds.has(e.kind)) return false;
     if (filters.uid && e.uid !== filters.uid) return false;
     if (filters.conn && e.conn !== filters.conn) return false;
@@ -278,8 +284,13 @@
     layout(true);
   }
 
-  /** A received line kept as a compact row: the fields the filters and the row need, and
+  /** A trace entry kept as a compact row: the fields the filters and the row need, and
    *  the line itself (searched, and parsed again only when its row is drawn). */
+  function entryRow(e, line) {
+    return { seq: e.seq, t: e.t, kind: e.kind, conn: e.conn, uid: e.uid, device: e.device, line };
+  }
+
+  /** A received line: an entry, a skip marker or a routine record, kept as a row. */
   function addLine(line) {
     let e;
     try { e = JSON.parse(line); } catch (_) { return; }
@@ -291,15 +302,61 @@
       $("skipped").textContent = `${skippedTotal} entries skipped`;
       lastSeq = Math.max(lastSeq, e.to);
       row = { kind: "skipped", line };
+    } else if (e.routine) {
+      // Pings and pongs the server coalesced under load: one row, loaded on a click.
+      const r = e.routine;
+      if (r.to <= lastSeq) return;
+      lastSeq = r.to;
+      coalescedTotal += r.count;
+      row = { kind: "routine", from: r.from, to: r.to, count: r.count, connections: r.connections, t: r.t, state: "" };
     } else {
       if (e.seq <= lastSeq) return;
       lastSeq = e.seq;
-      row = { seq: e.seq, t: e.t, kind: e.kind, conn: e.conn, uid: e.uid, device: e.device, line };
+      row = entryRow(e, line);
       // Pings and what the server sends change no view but the timeline.
       if (e.kind !== "out" && !(e.kind === "in" && e.frame && e.frame.op === "ping")) stateChanged = true;
     }
     entries.push(row);
     if (passes(row)) shown.push(entries.length - 1);
+  }
+
+  /** Replaces routine row `row` by its entries, read from the trace's history pages
+   *  (a run is a contiguous range of sequence numbers). What the trace has let go stays
+   *  as a row that says so. */
+  async function expand(row) {
+    if (row.state) return;
+    row.state = "loading";
+    queueRender();
+    const loaded = [];
+    let since = row.from - 1;
+    while (since < row.to) {
+      const limit = Math.min(20000, row.to - since);
+      const response = await fetch(`/control/trace?since=${since}&limit=${limit}`, { headers: headers(false), cache: "no-store" });
+      if (!response.ok) {
+        row.state = "";
+        $("detail").textContent = `GET /control/trace: ${response.status} ${await response.text()}`;
+        return queueRender();
+      }
+      const lines = (await response.text()).split("\n").filter((l) => l);
+      for (const line of lines) {
+        const e = JSON.parse(line);
+        if (e.seq >= row.from && e.seq <= row.to) loaded.push(entryRow(e, line));
+        since = Math.max(since, e.seq);
+      }
+      if (lines.length < limit) break;
+    }
+    const index = entries.indexOf(row);
+    if (index < 0) return; // let go meanwhile
+    const replacement = loaded;
+    if (loaded.length < row.count) {
+      // The oldest part of the range has left the trace (its capacity, or a reset).
+      row.state = "gone";
+      row.count -= loaded.length;
+      if (loaded.length) row.to = loaded[0].seq - 1;
+      replacement.unshift(row);
+    }
+    entries.splice(index, 1, ...replacement);
+    refilter();
   }
 
   /** Lets the oldest rows go once the page holds a tenth more than MAX_ENTRIES, so the
@@ -320,10 +377,18 @@
   }
   /** The full entry of a row, parsed from its line (only for rows drawn or clicked). */
   function full(row) {
+    if (row.kind === "routine") return Object.assign({}, row);
     return Object.assign(JSON.parse(row.line), { kind: row.kind });
   }
   function summary(e) {
     if (e.skipped) return `${e.skipped} entries skipped (seq ${e.from}–${e.to}): the console fell behind`;
+    if (e.kind === "routine") {
+      const what = `${number(e.count)} pings and pongs on ${number(e.connections)} connection${e.connections === 1 ? "" : "s"}, ` +
+        `seq ${e.from}–${e.to}`;
+      if (e.state === "gone") return `${what}: no longer in the server's trace, which keeps only the newest entries`;
+      if (e.state === "loading") return `${what}: loading…`;
+      return `${what}: ${filtering() ? "not loaded, so not filtered or searched; " : ""}click to load them`;
+    }
     let text = "";
     if (e.kind === "close") text = `${e.code ?? ""} ${e.text ?? ""}${(e.text || "").startsWith("server closes") ? " [by server]" : ""}`;
     else if (e.kind === "control") text = `${e.route ?? ""} ${e.text ?? ""} ${e.frame ? JSON.stringify(e.frame) : ""}`;
@@ -340,6 +405,7 @@
     lastLayout = performance.now();
     $("spacer").style.height = shown.length * ROW + "px";
     $("timeline-count").textContent = `${shown.length} shown of ${entries.length} kept` +
+      (coalescedTotal ? `, ${number(coalescedTotal)} pings and pongs received coalesced` : "") +
       (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}`;
     if (document.querySelector('#filters input[name="follow"]').checked) timeline.scrollTop = timeline.scrollHeight;
     if (force) render(); else queueRender();
@@ -359,7 +425,7 @@
     requestAnimationFrame(() => { renderQueued = false; render(); });
   }
   function inRange(e) {
-    return range.from !== null && e.seq >= range.from && e.seq <= (range.to ?? range.from);
+    return range.from !== null && e.seq !== undefined && e.seq >= range.from && e.seq <= (range.to ?? range.from);
   }
   let renderedTop = -1; // the scroll position the rows in the page were drawn for
   function render() {
@@ -371,8 +437,8 @@
     const html = [];
     for (let r = first; r < last; r++) {
       const e = full(entries[shown[r]]);
-      const cls = "row" + (inRange(e) ? " inrange" : "");
-      html.push(`<div class="${cls}" data-index="${shown[r]}"><span class="seq">${e.seq ?? ""}</span>` +
+      const cls = "row" + (inRange(e) ? " inrange" : "") + (e.kind === "routine" ? " routine" : "");
+      html.push(`<div class="${cls}" data-index="${shown[r]}"><span class="seq">${e.seq ?? e.from ?? ""}</span>` +
         `<span class="t">${clockText(e.t)}</span><span class="k k-${esc(e.kind)}">${esc(e.kind)}</span>` +
         `<span class="who">${esc(who(e))}</span> ${esc(summary(e))}</div>`);
     }
@@ -389,8 +455,10 @@
   $("rows").addEventListener("click", (event) => {
     const row = event.target.closest(".row");
     if (!row) return;
-    const e = full(entries[Number(row.dataset.index)]);
+    const picked = entries[Number(row.dataset.index)];
+    const e = full(picked);
     $("detail").textContent = JSON.stringify(e, null, 2);
+    if (picked.kind === "routine") return expand(picked);
     if (e.seq === undefined) return;
     if (event.shiftKey && range.from !== null) {
       range.to = Math.max(range.from, e.seq);
@@ -486,7 +554,7 @@
 
   // For tests and measurements: what the page holds, and one synchronous render.
   window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal,
-    renderNow: render };
+    coalesced: () => coalescedTotal, renderNow: render };
   refresh();
   loadHistory().then(stream, (error) => {
     $("stream-status").textContent = "history refused: " + error.message;

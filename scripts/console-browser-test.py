@@ -9,7 +9,9 @@ protocol (docs/CONSOLE.md) through one session, with real clients on real socket
  4. the virtual clock advanced from the page fires the heartbeat close (4002);
  5. "save as scenario" downloads a file that `mockchat test` passes;
  6. a screenshot of the page (taken with the data of steps 1-3) is checked;
- 7. the trace of a ping load (over 100,000 entries) loads into the page, which
+ 7. a ping load reaches the live page as routine rows (its pings and pongs coalesced
+    by the server), one of which expands on a click to exactly its entries; the trace
+    of the load (over 100,000 entries) then loads into the reloaded page, which
     scrolls and searches it rendering only the rows in view;
  8. a page of another origin cannot read or drive the console or the control API,
     neither by the loopback address nor by the declared --control-host name, and the
@@ -197,6 +199,50 @@ def screenshot_shows_data(path):
         f"{width}x{height}, {len(colours)} colours, missing {missing or 'nothing'}"
 
 
+# Scrolls the timeline to the first routine row (pings and pongs the server coalesced
+# under load) and clicks it; returns what the row said and the record's numbers.
+CLICK_ROUTINE = """(() => {
+  const c = window.mockchatConsole, timeline = document.getElementById('timeline');
+  const index = c.entries.findIndex((r) => r.kind === 'routine' && !r.state);
+  if (index < 0) return null;
+  const row = c.entries[index];
+  document.querySelector('#filters input[name="follow"]').checked = false;
+  timeline.scrollTop = index * 20;
+  c.renderNow();
+  const element = document.querySelector(`#rows .row[data-index="${index}"]`);
+  const text = element.textContent;
+  element.click();
+  return {index, text, from: row.from, to: row.to, count: row.count, connections: row.connections,
+          records: c.entries.filter((r) => r.kind === 'routine').length, coalesced: c.coalesced(), entries: c.entries.length};
+})()"""
+
+
+async def expand_a_routine_row(page, kept):
+    """7a. The ping load reached the page live, its pings and pongs as routine rows: one
+    clicked expands to exactly its entries, read back from the trace's history."""
+    await page.until(f"window.mockchatConsole.lastSeq() >= {kept}", "the live stream reaching the load's end", deadline=60)
+    record = await page.eval(CLICK_ROUTINE)
+    if not step("the load's pings and pongs arrive as routine rows", bool(record), "" if record else "no routine row in the page"):
+        return
+    check = f"""(() => {{
+      const c = window.mockchatConsole, index = {record['index']};
+      const rows = c.entries.slice(index, index + {record['count']});
+      if (rows.some((r) => r.kind === 'routine')) return null;
+      const drawn = document.querySelector(`#rows .row[data-index="${{index}}"]`);
+      return {{seqs: rows.map((r) => r.seq), kinds: [...new Set(rows.map((r) => r.kind))].sort(),
+               connections: new Set(rows.map((r) => r.conn)).size,
+               drawn: drawn && drawn.textContent}};
+    }})()"""
+    expanded = await page.until(check, "the clicked routine row replaced by its entries")
+    exact = expanded["seqs"] == list(range(record["from"], record["to"] + 1)) and expanded["kinds"] == ["in", "out"] \
+        and expanded["connections"] == record["connections"]
+    step("a routine row expands on a click to exactly its entries",
+         exact and "pings and pongs on" in record["text"] and re.search("ping|pong", expanded["drawn"] or ""),
+         f"row '{record['text'].strip()[:90]}': seq {record['from']}-{record['to']}, {record['count']} entries on "
+         f"{expanded['connections']} connections loaded; {record['records']} routine rows held "
+         f"{record['coalesced']} of the load's entries, the page {record['entries']} rows")
+
+
 async def session():
     port, debug_port, attacker_port = free_port(), free_port(), free_port()
     server = start_server(port)
@@ -310,6 +356,7 @@ async def session():
             # 7. A long trace: a ping load until the server holds 100,000 entries, then the
             # page reloaded reads them back in pages, scrolls, filters and searches them.
             kept = console_timing.fill_trace(MOCKCHAT, port, 100000)
+            await expand_a_routine_row(page, kept)
             loaded = time.monotonic()
             await page.send("Page.reload", ignoreCache=True)
             await page.until(f"window.mockchatConsole && window.mockchatConsole.lastSeq() >= {kept}", "the whole trace",

@@ -81,33 +81,19 @@ struct ConsoleTests {
         #expect(try http(f, "/control/console/events").status == 404)
     }
 
-    /// Opens the live stream on a raw connection and returns it.
-    func openStream(_ f: ServerFixture, since: Int = 0) throws -> RawConnection {
-        let raw = try f.rawConnect()
-        raw.write(Array("GET /control/console/events?since=\(since) HTTP/1.1\r\nHost: \(f.server.address)\r\nX-Console-Token: \(try #require(f.server.consoleToken))\r\n\r\n".utf8))
-        return raw
-    }
-
-    /// The JSON lines of a stream so far (after the response head).
-    func lines(_ raw: RawConnection) -> [JSONValue] {
-        let text = String(decoding: raw.received, as: UTF8.self)
-        guard let start = text.range(of: "\r\n\r\n")?.upperBound else { return [] }
-        return text[start...].split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
-    }
-
     @Test func theStreamSendsEntriesAsTheyAreKept() throws {
         let f = try fixture()
         _ = try f.control("POST", "/control/clock/advance", body: #"{"ms":5}"#)
-        let raw = try openStream(f, since: 0)
+        let stream = try ConsoleStreamReading(f, since: 0)
         let alice = try f.loggedIn("alice", device: "alice-laptop")
-        f.loop.run(timeout: 5) { lines(raw).contains { $0["frame"]?["op"]?.stringValue == "login" } }
-        let received = lines(raw)
+        f.loop.run(timeout: 5) { stream.lines.contains { $0["frame"]?["op"]?.stringValue == "login" } }
+        let received = stream.lines
         #expect(received.first?["hello"]?["lastSeq"]?.intValue == 1)
         #expect(received.dropFirst().first?["text"]?.stringValue == "clock advanced 5 ms, 0 timers fired")
         let sequences = received.compactMap { $0["seq"]?.intValue }
         #expect(sequences == Array(1...Int64(sequences.count)))
         #expect(f.server.console?.streams.count == 1)
-        raw.connection.close()
+        stream.raw.connection.close()
         f.loop.run(timeout: 5) { f.server.console?.streams.count == 0 }
         #expect(f.server.console?.streams.count == 0)
         #expect(f.server.trace.onKeep == nil)
@@ -116,26 +102,33 @@ struct ConsoleTests {
 
     @Test func aViewerThatDoesNotReadHoldsBoundedMemoryAndIsToldWhatItMissed() throws {
         let f = try fixture()
-        let raw = try openStream(f)
+        let reading = try ConsoleStreamReading(f)
+        let raw = reading.raw
         f.loop.run(timeout: 5) { !raw.received.isEmpty }
         raw.connection.pauseReading()
         let stream = try #require(f.server.console?.streams.all.first)
         var largestQueue = 0
-        let total = 60_000
-        for chunk in 0..<(total / 1000) {
-            for i in 0..<1000 {
-                f.server.trace.record(.control, time: f.now, text: "filler entry number \(chunk * 1000 + i) of the test")
+        var total = 0
+        func record(_ count: Int) {
+            for _ in 0..<count {
+                total += 1
+                f.server.trace.record(.control, time: f.now, text: "filler entry number \(total) of the test")
             }
             _ = f.loop.run(timeout: 0.005) { false }
             largestQueue = max(largestQueue, stream.connection.queuedWriteBytes)
         }
+        // Until the socket's buffers and the queue are full (the stream then writes no more)...
+        for _ in 0..<300 where stream.connection.queuedWriteBytes < ConsoleStream.writeBound { record(1000) }
+        #expect(stream.connection.queuedWriteBytes >= ConsoleStream.writeBound, "the stream's queue never reached its bound")
+        // ...then more than the lag bound on top.
+        for _ in 0...(ConsoleStream.lagBound / 1000) { record(1000) }
         // The socket's queue never held much more than the bound and one batch of entries.
         #expect(largestQueue < ConsoleStream.writeBound + ConsoleStream.batchEntries * 100)
         raw.connection.resumeReading()
         let last = f.server.trace.lastSequence
         let lastLine = Array(#"{"seq":\#(last),"#.utf8)
         f.loop.run(timeout: 10) { raw.received.suffix(200).firstRange(of: lastLine) != nil }
-        let received = lines(raw)
+        let received = reading.lines
         let skipped = received.compactMap { $0["skipped"]?.intValue }.reduce(0, +)
         let entries = received.filter { $0["seq"] != nil }.count
         #expect(skipped > 0)

@@ -43,6 +43,29 @@ public enum ServerMessage: Sendable, Equatable {
         append("}}")
     }
 
+    /// Whether `bytes` are a pong as ``writePong(id:serverTimeText:into:)`` writes it:
+    /// `{"id":N,"result":{"pong":true,"serverTime":T}}`, `N` an integer and `T` a
+    /// number, nothing else. Recognised without a JSON tree.
+    public static func isCompactPong(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let head: StaticString = #"{"id":"#, middle: StaticString = #","result":{"pong":true,"serverTime":"#
+        guard bytes.count > head.utf8CodeUnitCount + middle.utf8CodeUnitCount + 3,
+              bytes.starts(with: UnsafeBufferPointer(start: head.utf8Start, count: head.utf8CodeUnitCount)),
+              bytes[bytes.count - 2] == UInt8(ascii: "}"), bytes[bytes.count - 1] == UInt8(ascii: "}") else { return false }
+        var index = head.utf8CodeUnitCount
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let digits = index
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[index...])
+        guard index > digits, rest.starts(with: UnsafeBufferPointer(start: middle.utf8Start, count: middle.utf8CodeUnitCount)) else {
+            return false
+        }
+        let number = rest.dropFirst(middle.utf8CodeUnitCount).dropLast(2)
+        return !number.isEmpty && number.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+        }
+    }
+
     /// A pong's `serverTime` as its JSON writes it.
     public static func serverTimeText(_ serverTime: Double) -> [UInt8] {
         var text: [UInt8] = []

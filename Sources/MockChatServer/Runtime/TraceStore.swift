@@ -158,6 +158,12 @@ extension TraceLog {
         /// The sequence number of the entry at `position`.
         func sequence(at position: Int) -> Int { records[position].sequence }
 
+        /// The kind, connection and time of the entry at `position`, read in place.
+        func record(at position: Int) -> (kind: Kind, connection: ConnectionID?, time: Instant) {
+            let record = records[position]
+            return (record.kind, record.connection, record.time)
+        }
+
         /// The entry at `position` without its frame.
         private func fields(at position: Int) -> Entry {
             let record = records[position]
