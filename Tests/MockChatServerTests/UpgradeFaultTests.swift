@@ -56,6 +56,31 @@ struct UpgradeFaultTests {
         #expect(try Self.attempt(f).reply?.status == 101)
     }
 
+    /// A held upgrade stands for its client's opening socket in a settle, matched by port;
+    /// once that client gave up, the port may belong to another socket, so it is not listed.
+    @Test func aHeldUpgradeWhoseClientGaveUpIsNoLongerListed() throws {
+        let f = try ServerFixture()
+        try f.fault(#"{"fault":"upgrade","answer":"never"}"#)
+        let hung = try Self.attempt(f)
+        #expect(f.server.sessionCounts.filter(\.held).count == 1)
+        hung.close()
+        #expect(f.loop.run(timeout: 5) { f.server.sessionCounts.isEmpty }, "\(f.server.sessionCounts)")
+    }
+
+    /// The client's side of the same: an attempt its owner cancels while the upgrade is
+    /// held ends, and no longer counts among the loop's opening sockets.
+    @Test func aCancelledAttemptLeavesTheClientsCounts() throws {
+        let f = try ServerFixture()
+        try f.fault(#"{"fault":"upgrade","answer":"never"}"#)
+        var outcome: Result<WebSocket, WebSocketClient.Failure>?
+        let attempt = WebSocketClient.connect(on: f.loop, to: f.server.address, seed: 7) { outcome = $0 }
+        #expect(f.loop.run(timeout: 5) { f.server.sessionCounts.contains(where: \.held) })
+        #expect(f.loop.clientSockets.counts.count == 1)
+        attempt.cancel()
+        #expect(f.loop.run(timeout: 5) { outcome != nil && f.server.sessionCounts.isEmpty })
+        #expect(f.loop.clientSockets.counts.isEmpty, "\(f.loop.clientSockets.counts)")
+    }
+
     @Test func theNthAttemptOrASeededShare() throws {
         let f = try ServerFixture()
         try f.fault(#"{"fault":"upgrade","status":429,"attempt":2}"#)

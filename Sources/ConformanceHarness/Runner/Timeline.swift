@@ -63,7 +63,9 @@ final class Timeline {
     /// whose client bytes are still crossing a latency has received fewer messages than
     /// the client sent: only an advance of the clock brings the rest. An upgrade the
     /// server holds unanswered is waited for by its client alone (its open deadline):
-    /// that opening socket is settled, and a held upgrade its client gave up is ignored.
+    /// that opening socket is settled, and a held upgrade its client gave up is ignored
+    /// (the server stops listing it once the client's end reached it, so a later socket
+    /// on the same port is not taken for it).
     static func balanced(_ clients: [SocketCount], _ server: [SocketCount]) -> Bool {
         let heldPorts = Set(server.filter(\.held).map(\.port))
         let clients = clients.filter { $0.isOpen || $0.port == 0 || !heldPorts.contains($0.port) }

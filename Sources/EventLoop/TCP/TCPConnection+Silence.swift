@@ -15,6 +15,10 @@ extension TCPConnection {
     /// Whether the connection is silent (between ``silence()`` and ``endSilence(release:)``).
     public var isSilenced: Bool { silenced != nil }
 
+    /// Whether the peer's end of stream or reset came while silent (held back, not yet
+    /// reported).
+    public var peerEndedWhileSilent: Bool { silenced?.end != nil }
+
     /// Makes the connection silent in both directions, as a network path that loses
     /// every packet would: what is written is held back, a close (orderly, at once or a
     /// reset) is not carried out, and the peer's end of stream or reset is not reported

@@ -49,6 +49,9 @@ public final class WebServer {
         public let setLatency: (Int64?) -> Void
         /// The client's TCP port, which its side of a settle names (0 when unknown).
         public var peerPort = 0
+        /// Whether the client has given up: its end of stream or reset came while held
+        /// (or the connection is gone). Its port may then be reused by another socket.
+        public var peerGone: () -> Bool = { true }
     }
 
     public let loop: EventLoop
@@ -145,7 +148,8 @@ public final class WebServer {
                 connection?.endSilence(release: false)
                 connection?.reset()
             }, setLatency: { [weak connection] ms in connection?.latencyMs = ms },
-            peerPort: connection.remoteAddress?.port ?? 0))
+            peerPort: connection.remoteAddress?.port ?? 0,
+            peerGone: { [weak connection] in connection.map { $0.state != .open || $0.peerEndedWhileSilent } ?? true }))
         case .stream(let head, let attach):
             connection.write(head.serializedHead())
             attach(connection)

@@ -108,5 +108,12 @@ public enum WebSocketClient {
             reader.feed(bytes)
             _ = conclude()
         }
+        // Reset by its owner (``Attempt/cancel()``) before an answer came: the attempt is
+        // over and no longer counts among the loop's opening sockets.
+        connection.onClosed = {
+            guard !finished else { return }
+            finished = true
+            completion(.failure(.closed))
+        }
     }
 }

@@ -141,9 +141,11 @@ public final class ChatServer {
         }.sorted { $0.port < $1.port } + heldUpgradeCounts
     }
 
-    /// The upgrades the server holds unanswered, by the client's port.
+    /// The upgrades the server holds unanswered, by the client's port. One whose client
+    /// has given up is left out: its port may already belong to another socket of the
+    /// client's, which a held entry would otherwise stand for.
     private var heldUpgradeCounts: [SocketCount] {
-        (unansweredUpgrades + silent.heldUpgrades.map(\.request)).map { held in
+        (unansweredUpgrades + silent.heldUpgrades.map(\.request)).filter { !$0.peerGone() }.map { held in
             SocketCount(port: held.peerPort, isOpen: false, sent: 0, received: 0, held: true)
         }.sorted { $0.port < $1.port }
     }
