@@ -44,15 +44,16 @@ def main():
             continue
         clock = Clocked(server_class)
         try:
-            measured, expected = function(clock)
+            measured, expected, *figure = function(clock)
         except Exception as error:  # a row that cannot finish is a failed row, named
-            measured, expected = f"the row stopped: {error!r}", "the row finishes"
+            measured, expected, figure = f"the row stopped: {error!r}", "the row finishes", []
         finally:
             clock.stop()
         expected = overrides.get(name, expected)
         run += 1
         failed += measured != expected
-        print(f"| {name}: `{body}` | {measured} | {expected} | {'ok' if measured == expected else '**no**'} |", flush=True)
+        shown = f"{measured} ({figure[0]})" if figure else measured
+        print(f"| {name}: `{body}` | {shown} | {expected} | {'ok' if measured == expected else '**no**'} |", flush=True)
     print(f"fault-table: {run - failed} of {run} rows as expected", file=sys.stderr)
     return 1 if failed else 0
 

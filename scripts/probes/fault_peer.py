@@ -242,7 +242,8 @@ ROWS = []
 
 def row(name, body):
     """Registers a row: `name` (for --only and --expect), the fault body as the table
-    shows it, and a function of a fresh server returning (measured, expected)."""
+    shows it, and a function of a fresh server returning (measured, expected), and
+    optionally a figure shown with the measurement but not compared (seeded times)."""
     def register(function):
         ROWS.append((name, body, function))
         return function
