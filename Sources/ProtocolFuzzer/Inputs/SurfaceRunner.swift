@@ -74,13 +74,17 @@ public struct SurfaceRunner: Sendable {
         } catch {
             return error.message.isEmpty ? ["refused without a message"] : []
         }
-        guard let file = EmbeddedCatalogue.files.first(where: { $0.path.hasSuffix("cometchat-backoff-schedule.yaml") }),
-              let scenario = try? ScenarioLoader.load(file.text, path: file.path) else { return [] }
+        guard let scenario = Self.backoffScenario else { return [] }
         var options = CatalogueRunner.Options()
         options.manifest = manifest
         _ = ScenarioRunner(options: options).run(scenario)
         return []
     }
+
+    /// The catalogue's backoff scenario, which every manifest input runs: loaded once.
+    private static let backoffScenario: Scenario? = EmbeddedCatalogue.files
+        .first { $0.path.hasSuffix("cometchat-backoff-schedule.yaml") }
+        .flatMap { file in try? ScenarioLoader.load(file.text, path: file.path) }
 
     /// `mockchat driver`: every line gets its answer, and the driver ends when its input does.
     private func driverLines(_ text: String) -> [String] {
