@@ -82,9 +82,15 @@ final class Timeline {
         }
     }
 
+    /// Turns of an advance that may stay at one instant (timers due at the same time
+    /// firing in turn); more means a next deadline that does not move when its time comes.
+    static let turnsWithoutProgress = 100
+
     /// `advance: N`: in virtual mode, from deadline to deadline up to the target, each
     /// time driver clocks first (without firing), then the server and the harness's loop,
-    /// then the driver's timers, settling in between. In wall-clock mode, real time.
+    /// then the driver's timers, settling in between. A deadline that stays where it is
+    /// for ``turnsWithoutProgress`` turns ends the run with an error that names its owner.
+    /// In wall-clock mode, real time.
     func advance(milliseconds: Int64) throws(ScenarioError) {
         if wallClock {
             loop.run(timeout: Double(milliseconds) / 1000) { false }
@@ -93,8 +99,13 @@ final class Timeline {
         }
         let target = loop.clock.now.advanced(by: milliseconds)
         try settle()
+        var previous: Instant?
+        var turnsAtOneInstant = 0
         while true {
             let next = [target, server.nextDeadline, driver?.nextDeadline].compactMap { $0 }.min()!
+            turnsAtOneInstant = previous.map { next <= $0 } == true ? turnsAtOneInstant + 1 : 0
+            guard turnsAtOneInstant < Self.turnsWithoutProgress else { throw stuck(at: next) }
+            previous = next
             if let driver, driver.now < next {
                 try driver.request("advance", [("to", .integer(next.milliseconds)), ("fire", false)],
                                    doing: "advance to \(seconds(next)) without firing")
@@ -107,6 +118,17 @@ final class Timeline {
             }
             if next >= target { return }
         }
+    }
+
+    /// The error for a next deadline that stayed at `next`: the driver's, or the server's.
+    private func stuck(at next: Instant) -> ScenarioError {
+        let owner = if let driver, let due = driver.nextDeadline, due <= next {
+            "driver \(driver.channel.label) (\(driver.sdkDescription)) reported its next deadline at \(seconds(due))"
+        } else {
+            "the server's next deadline was at \(seconds(next))"
+        }
+        return ScenarioError("\(owner) for \(Self.turnsWithoutProgress) turns: the timers due then did not fire or were not "
+            + "taken off its list, so the clock could not move on")
     }
 
     private var origin: Instant?
