@@ -14,6 +14,7 @@
   const KINDS = ["open", "in", "out", "close", "fault", "control"];
   const ROW = 20;
   const MAX_ENTRIES = 500000;
+  const VIEW_ROWS = 100; // connections, users and subscriptions drawn at most (the rest counted)
   const LIVE_INTERVAL = 100; // ms between draws of the timeline as entries arrive
 
   function headers(json) {
@@ -65,7 +66,12 @@
   // ---- state views ----
   const state = { now: null, mode: null, connections: [], presence: null, faults: null };
 
+  // A refresh of many connections costs the page (and the server) more: the next one
+  // waits ten times as long as the last took, so refreshing takes at most a tenth of the
+  // time whatever the size (150 ms and 2 s apart at the least).
+  let refreshCost = 0;
   async function refresh() {
+    const start = performance.now();
     const [clock, connections, presence, faults] = await Promise.all([
       api("GET", "/control/clock"), api("GET", "/control/connections"),
       api("GET", "/control/presence"), api("GET", "/control/faults"),
@@ -75,11 +81,12 @@
     if (presence.ok) state.presence = presence.body;
     if (faults.ok) state.faults = faults.body;
     renderState();
+    refreshCost = performance.now() - start;
   }
   let refreshTimer = null;
   function scheduleRefresh() {
     if (refreshTimer) return;
-    refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 150);
+    refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, Math.max(150, 10 * refreshCost));
   }
 
   function selectorMatches(selector, c) {
@@ -115,10 +122,30 @@
     return String(text ?? "").replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[ch]));
   }
 
+  /** The first VIEW_ROWS of `items` that `keep` accepts, and how many it accepted. */
+  function firstOf(items, keep) {
+    const picked = [];
+    let count = 0;
+    for (const item of items) {
+      if (!keep(item)) continue;
+      if (count++ < VIEW_ROWS) picked.push(item);
+    }
+    return [picked, count];
+  }
+  /** The row that says how many more the view holds than it draws. */
+  function more(count, colspan) {
+    if (count <= VIEW_ROWS) return "";
+    const text = `${number(count - VIEW_ROWS)} more not drawn: the timeline's uid and connection filters pick the rows drawn here`;
+    return colspan ? `<tr><td colspan="${colspan}"><em>${text}</em></td></tr>` : `<div><em>${text}</em></div>`;
+  }
+  // The timeline's uid and connection filters also pick the connections and users drawn.
+  const pickedConnection = (c) => (!filters.uid || c.uid === filters.uid) && (!filters.conn || c.id === filters.conn);
+
   function renderState() {
     $("clock-mode").textContent = state.mode || "?";
     $("clock-now").textContent = state.now ? `${clockText(state.now)} (${state.now.toFixed(3)})` : "";
-    const rows = state.connections.map((c) => {
+    const [connections, matching] = firstOf(state.connections, pickedConnection);
+    const rows = connections.map((c) => {
       const faults = faultLabels(c).map((l) => `<span class="tag">${esc(l)}</span>`).join("");
       const last = typeof c.lastInboundAt === "number" ? `${ago(c.lastInboundAt)} ago` : "";
       const actions = c.node && c.openedAt === undefined ? "" :
@@ -128,20 +155,28 @@
         `<td>${esc(c.platform)}</td><td>${esc(c.state)}</td><td>${esc(typeof c.openedAt === "number" ? clockText(c.openedAt) : "")}</td>` +
         `<td>${esc(last)}</td><td>${faults}</td><td>${actions}</td></tr>`;
     });
-    $("connections").tBodies[0].innerHTML = rows.join("") || `<tr><td colspan="9">no connections</td></tr>`;
-    $("connection-count").textContent = `${state.connections.length} open`;
+    $("connections").tBodies[0].innerHTML = (rows.join("") || `<tr><td colspan="9">no connections</td></tr>`) +
+      more(matching, 9);
+    $("connection-count").textContent = `${state.connections.length} open` +
+      (matching !== state.connections.length ? `, ${matching} picked by the filters` : "");
     const p = state.presence;
     if (p) {
       const devices = p.devices || {};
-      const users = p.online.map((uid) => {
-        const list = (devices[uid] || []).map((d) => `${esc(d.deviceId)} (${esc(d.platform)}, ${esc(d.connection)})`).join(", ");
+      const [online, onlineCount] = firstOf(p.online, (uid) => !filters.uid || uid === filters.uid);
+      const users = online.map((uid) => {
+        const all = devices[uid] || [];
+        const list = all.slice(0, 10).map((d) => `${esc(d.deviceId)} (${esc(d.platform)}, ${esc(d.connection)})`).join(", ") +
+          (all.length > 10 ? ` and ${number(all.length - 10)} more devices` : "");
         return `<div class="user"><span class="online">● ${esc(uid)}</span> ${list}</div>`;
       });
-      const subs = (p.subscriptions || []).map((s) => {
+      const [watchers, watcherCount] = firstOf(p.subscriptions || [],
+        (s) => (!filters.uid || s.uid === filters.uid) && (!filters.conn || s.connection === filters.conn));
+      const subs = watchers.map((s) => {
         const mode = s.subscription ? s.subscription.mode + (s.subscription.roles ? ":" + s.subscription.roles.join(",") : "") : "";
-        return `<div class="watch">${esc(s.uid)} on ${esc(s.connection)} [${esc(mode)}] sees ${s.watching.length ? esc(s.watching.join(", ")) : "nobody online"}</div>`;
+        return `<div class="watch">${esc(s.uid)} on ${esc(s.connection)} [${esc(mode)}] sees ${s.watching.length ? esc(s.watching.slice(0, 10).join(", ")) +
+          (s.watching.length > 10 ? ` and ${number(s.watching.length - 10)} more` : "") : "nobody online"}</div>`;
       });
-      $("presence").innerHTML = (users.join("") || "nobody online") + subs.join("");
+      $("presence").innerHTML = (users.join("") || "nobody online") + more(onlineCount) + subs.join("") + more(watcherCount);
     }
     renderFaults();
   }
@@ -263,6 +298,7 @@
     filters.search = words ? new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i") : null;
     filters.kinds = new Set([...form.querySelectorAll('input[name="kind"]:checked')].map((i) => i.value));
     refilter();
+    renderState();
   });
   $("filters").addEventListener("submit", (event) => event.preventDefault());
 
@@ -550,7 +586,9 @@
 
   // The system clock moves without entries, and pings (which refresh nothing) move
   // "last frame": the state views are read again every 2 s whatever comes.
-  setInterval(refresh, 2000);
+  (function everyTwoSeconds() {
+    setTimeout(() => refresh().finally(everyTwoSeconds), Math.max(2000, 10 * refreshCost));
+  })();
 
   // For tests and measurements: what the page holds, and one synchronous render.
   window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal,

@@ -225,15 +225,24 @@ async def expand_a_routine_row(page, kept):
     if not step("the load's pings and pongs arrive as routine rows", bool(record), "" if record else "no routine row in the page"):
         return
     check = f"""(() => {{
-      const c = window.mockchatConsole, index = {record['index']};
-      const rows = c.entries.slice(index, index + {record['count']});
-      if (rows.some((r) => r.kind === 'routine')) return null;
-      const drawn = document.querySelector(`#rows .row[data-index="${{index}}"]`);
+      const c = window.mockchatConsole, from = {record['from']}, to = {record['to']};
+      const row = c.entries.find((r) => r.kind === 'routine' && r.from <= to && r.to >= from);
+      if (row) return row.state === 'gone' ? {{gone: row}} : null;
+      const rows = c.entries.filter((r) => r.seq >= from && r.seq <= to);
+      const drawn = document.querySelector(`#rows .row[data-index="{record['index']}"]`);
       return {{seqs: rows.map((r) => r.seq), kinds: [...new Set(rows.map((r) => r.kind))].sort(),
-               connections: new Set(rows.map((r) => r.conn)).size,
-               drawn: drawn && drawn.textContent}};
+               connections: new Set(rows.map((r) => r.conn)).size, drawn: drawn && drawn.textContent}};
     }})()"""
-    expanded = await page.until(check, "the clicked routine row replaced by its entries")
+    try:
+        expanded = await page.until(check, "the clicked routine row replaced by its entries")
+    except TimeoutError:
+        state = await page.eval(f"""JSON.stringify(window.mockchatConsole.entries.find((r) => r.from === {record['from']}))
+            + ' ' + document.getElementById('detail').textContent.slice(0, 300)""")
+        step("a routine row expands on a click to exactly its entries", False, f"the row stayed: {state}")
+        return
+    if "gone" in expanded:
+        step("a routine row expands on a click to exactly its entries", False, f"its range left the trace: {expanded}")
+        return
     exact = expanded["seqs"] == list(range(record["from"], record["to"] + 1)) and expanded["kinds"] == ["in", "out"] \
         and expanded["connections"] == record["connections"]
     step("a routine row expands on a click to exactly its entries",

@@ -24,10 +24,14 @@ Every run records the bench's figures (p50, p99, p99.9, server CPU per ping, the
 generator's send lag p99 and its share of a core, the server's, both cores' busy share),
 the server's RSS after the run and, with Chromium, the CPU its processes used in the
 bench's window (all of them, and the renderer alone; /proc/PID/stat), as a share of a
-core and per 1,000 entries the page took. The summary (OUT_DIR/summary.json, with the
-load average at start and end) gives the medians per setup, the range of p99, and each
-setup's median p99 over that of the first setup and, for a console, over that of the
-`blank` setup with the same placement and priority: the console's own effect.
+core, in seconds and per 1,000 rows the page took, and the renderer's CPU seconds until
+the page had every entry (a page that fell behind pays the rest after the window); for
+a console, the rows the page holds, the entries it got inside routine records and those
+it was told it missed. The summary (OUT_DIR/summary.json, with the load average at start
+and end) gives the medians per setup, the range of p99, and each setup's median p99 over
+that of the first setup and, for a console, over that of the `blank` setup with the same
+placement and priority: the console's own effect. The last thing printed is the medians
+as a Markdown table for docs/BENCHMARKS.md.
 
 Usage: bench-console.py MOCKCHAT OUT_DIR [--repeats 3] [--rate 20000] [--connections 1000]
        [--duration 10] [--warmup 2] [--setups none,blank@1:idle,console@1:idle,reader,stalled]
@@ -243,10 +247,13 @@ async def browser_run(mockchat, port, server, setup, args, out, report_path):
             window = args.duration + args.warmup
             stats["browserCorePercent"] = round(100 * (after["all"] - before["all"]) / window, 1)
             stats["rendererCorePercent"] = round(100 * (after["renderer"] - before["renderer"]) / window, 1)
+            stats["rendererCPUSeconds"] = round(after["renderer"] - before["renderer"], 2)
             if name != "blank":
-                # What the page took in the window (the entries it holds, the skip markers
-                # included), and its CPU per thousand of them.
+                # What the page took in the window: its rows (entries, skip markers and
+                # routine records), the entries it was sent inside routine records (a
+                # page without them reports none) and those it was told it missed.
                 stats.update(await page.eval("""({received: window.mockchatConsole.entries.length,
+                    coalesced: window.mockchatConsole.coalesced ? window.mockchatConsole.coalesced() : 0,
                     skipped: window.mockchatConsole.skipped()})"""))
                 if stats["received"]:
                     stats["rendererMsPer1k"] = round(1e6 * (after["renderer"] - before["renderer"]) / stats["received"], 1)
@@ -254,6 +261,10 @@ async def browser_run(mockchat, port, server, setup, args, out, report_path):
                 server_seq = settled_trace_seq(port)
                 await page.until(f"window.mockchatConsole.lastSeq() >= {server_seq}",
                                  f"the stream reaching entry {server_seq}", deadline=120)
+                # The renderer's CPU from the load's start until the page has it all: a
+                # page that fell behind pays the rest after the window.
+                caught_up = browser_cpu(browser.pid)
+                stats["rendererCPUSecondsToCatchUp"] = round(caught_up["renderer"] - before["renderer"], 2)
     finally:
         stop(browser)
     return report, stats
@@ -283,6 +294,9 @@ async def run(mockchat, setup, args, out, index):
         stop(server)
     return report, stats
 
+
+STATS = ["rssMiB", "received", "coalesced", "skipped", "streamedMiB", "browserCorePercent", "rendererCorePercent",
+         "rendererCPUSeconds", "rendererCPUSecondsToCatchUp", "rendererMsPer1k", "browserMsPer1k"]
 
 FIGURES = {"p50": "p50Micros", "p99": "p99Micros", "p999": "p999Micros", "cpu": "serverCPUMicrosPerPing",
            "rate": "achievedRate", "sendLagP99": "sendLagP99Micros", "generatorCorePercent": "generatorCorePercent",
@@ -319,8 +333,7 @@ def main():
     summary = {}
     for setup in setups:
         summary[setup] = {}
-        for key in list(FIGURES) + ["rssMiB", "received", "skipped", "streamedMiB", "browserCorePercent",
-                                    "rendererCorePercent", "rendererMsPer1k", "browserMsPer1k"]:
+        for key in list(FIGURES) + STATS:
             values = [r[key] for r in rows[setup] if isinstance(r.get(key), (int, float))]
             summary[setup][key] = statistics.median(values) if values else None
         summary[setup]["p99Range"] = [min(r["p99"] for r in rows[setup]), max(r["p99"] for r in rows[setup])]
@@ -339,6 +352,28 @@ def main():
                    "runs": rows, "medians": summary}, f, indent=2)
     print(f"load average at start {' '.join(load_at_start)}, at end {' '.join(load_at_end)}")
     print("medians:", json.dumps(summary, indent=2))
+    print(table(setups, rows, summary))
+
+
+def table(setups, rows, summary):
+    """The medians as a Markdown table, the figures that say whether a run measured the
+    server (the generator's send lag) beside its p99, and the CPU of each party."""
+    def cell(value, digits=0):
+        return "" if value is None else f"{value:,.{digits}f}"
+    def spread(setup, key):
+        values = [r[key] for r in rows[setup] if isinstance(r.get(key), (int, float))]
+        return f"{min(values):,.0f}–{max(values):,.0f}" if values else ""
+    lines = ["| setup | p50 (µs) | p99 (µs) | p99 range (µs) | p99 / first | p99 / blank | generator send lag p99 (µs) "
+             "| server % of a core | renderer % of a core | renderer CPU s | page rows / coalesced / skipped | reader MiB |",
+             "|---" * 12 + "|"]
+    for setup in setups:
+        m = summary[setup]
+        page = "" if m["received"] is None else f"{cell(m['received'])} / {cell(m['coalesced'])} / {cell(m['skipped'])}"
+        lines.append(f"| {setup} | {cell(m['p50'])} | {cell(m['p99'])} | {spread(setup, 'p99')} | {cell(m['p99VsBase'], 2)} "
+                     f"| {cell(m.get('p99VsBlank'), 2)} | {spread(setup, 'sendLagP99')} | {cell(m['serverCorePercent'], 1)} "
+                     f"| {cell(m['rendererCorePercent'], 1)} | {cell(m['rendererCPUSeconds'], 2)} | {page} "
+                     f"| {cell(m['streamedMiB'], 1)} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
