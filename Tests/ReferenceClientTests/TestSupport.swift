@@ -30,16 +30,18 @@ struct Rig {
     /// arms it, and the checks of other rules read better without it
     /// (StateMachineOpenDeadlineTests checks it).
     var showsOpenDeadline = false
+    /// Whether the actions list the calls' reply deadline (StateMachineCallDeadlineTests checks it).
+    var showsCallDeadline = false
 
     init(_ profile: Profile = Fixtures.cometChat) {
         machine = SDKStateMachine(profile: profile)
     }
 
     private func shown(_ actions: [SDKAction]) -> [SDKAction] {
-        guard !showsOpenDeadline else { return actions }
-        return actions.filter { action in
+        actions.filter { action in
             switch action {
-            case .scheduleTimer(.openTimeout, _), .cancelTimer(.openTimeout): false
+            case .scheduleTimer(.openTimeout, _), .cancelTimer(.openTimeout): showsOpenDeadline
+            case .scheduleTimer(.callTimeout, _), .cancelTimer(.callTimeout): showsCallDeadline
             default: true
             }
         }

@@ -15,6 +15,7 @@ export const BUGS = Object.freeze({
   'no-login-deadline': 'a login reply that never comes is waited for for ever',
   'user-kept-after-logout': 'logout() forgets the user in memory but not on the device, so a relaunch logs it back in',
   'listener-not-removed': 'removeUserListener() keeps the listener, which goes on receiving presence events',
+  'no-call-deadline': 'getUser(), fetchNext() and ping() have no reply deadline: a reply the server holds back leaves the call waiting for good on a connection that stays up',
   'no-pong-deadline': 'a keep-alive ping has no reply deadline: a silent connection is found only when the server gives up on it',
   'lost-login-ends-loop': 'a reconnection whose socket ends before its login is answered is taken for a refused login: an error event, and the loop ends',
   'waits-for-server-close': 'a close has no deadline of its own: a server that answers the close frame late, or never, holds the connection open as long as it likes',

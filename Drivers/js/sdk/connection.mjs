@@ -11,7 +11,7 @@ import { ERR } from './errors.mjs';
 import { backoffDelay } from './profiles.mjs';
 import { bug } from './bugs.mjs';
 
-const TIMERS = ['backoff', 'open', 'reply', 'keepalive', 'pong', 'task', 'window'];
+const TIMERS = ['backoff', 'open', 'reply', 'call', 'keepalive', 'pong', 'task', 'window'];
 
 export class ConnectionMachine {
   /** `savedUser`: what the device kept from an earlier launch ({credentials, user}) or null. */
@@ -35,7 +35,8 @@ export class ConnectionMachine {
     this.taskRunning = false;      // the 30 s background task (002)
     this.taskFlag = false;         // backgroundTaskEnabled(): whether a task runs now (this SDK's rule, see README)
     this.windowRunning = false;    // the Nexconn background window (003, D8)
-    this.requests = new Map();     // request id -> {kind, call, request}
+    this.requests = new Map();     // request id -> {kind, call, request, deadline}
+    this.callDeadline = null;      // when the armed 'call' timer fires (calls.reply-deadline), null when none is
     this.requestIds = 0;
     this.out = [];
   }
@@ -284,6 +285,7 @@ export class ConnectionMachine {
       this.socket = 0;
       return this.lost();
     }
+    if (name === 'call') return this.callsTimedOut();
     if (name === 'task' && !bug('no-background-window')) {   // 002: the task ends after 30 s
       this.taskRunning = false;
       this.taskFlag = false;
@@ -475,7 +477,29 @@ export class ConnectionMachine {
   request(call, op, fields, kind, request) {
     if (!this.saved) return this.reject(call, ERR.NOT_LOGGED_IN);
     if (this.phase !== 'ready') return this.reject(call, this.network === 'down' ? ERR.NO_INTERNET : ERR.WEBSOCKET);
-    this.send(op, fields, { kind, call, request });
+    const deadline = bug('no-call-deadline') ? undefined : this.now + this.profile.callTimeout;
+    this.send(op, fields, { kind, call, request, deadline });
+    if (deadline !== undefined && this.callDeadline === null) this.armCallDeadline(deadline);
+  }
+
+  /** calls.reply-deadline (D16): the calls whose reply is due by now fail with
+   * ERR_WEBSOCKET_ERROR; the connection is left to the keep-alive. One timer runs for the
+   * oldest call (an answered one's deadline is dropped when the timer fires). */
+  callsTimedOut() {
+    this.callDeadline = null;
+    let next = null;
+    for (const [id, pending] of this.requests) {
+      if (pending.deadline === undefined) continue;
+      if (pending.deadline > this.now) { next = next === null ? pending.deadline : Math.min(next, pending.deadline); continue; }
+      this.requests.delete(id);
+      this.reject(pending.call, ERR.WEBSOCKET, 'No reply to the call');
+    }
+    if (next !== null) this.armCallDeadline(next);
+  }
+
+  armCallDeadline(at) {
+    this.callDeadline = at;
+    this.out.push({ type: 'arm', name: 'call', at });
   }
 
   send(op, fields, pending) {
@@ -488,6 +512,7 @@ export class ConnectionMachine {
     const code = this.network === 'down' ? ERR.NO_INTERNET : ERR.WEBSOCKET;
     for (const pending of this.requests.values()) if (pending.call !== undefined) this.reject(pending.call, code);
     this.requests.clear();
+    if (this.callDeadline !== null) { this.callDeadline = null; this.cancel('call'); }
   }
 
   /** Takes the pending request of this kind out of the table (null when there is none). */

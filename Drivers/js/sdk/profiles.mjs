@@ -11,6 +11,7 @@ const COMMON = {
   backgroundCloseCode: 1000,           // the close code of a background close: browsers cannot send 1001
   pongTimeout: 10000,                  // a reply missing this long is a heartbeat timeout
   openTimeout: 10000,                  // an upgrade unanswered this long ends the attempt (reconnection.open-deadline)
+  callTimeout: 10000,                  // getUser(), fetchNext() and ping() wait this long for their reply (calls.reply-deadline)
   closeTimeout: 5000,                  // a close frame unanswered this long ends the connection (transport.close-deadline)
   backoff: BACKOFF,                    // 003 "Reconnection intervals"
   backoffRepeat: 64000,

@@ -146,3 +146,20 @@ test('disconnect() while a logout awaits its answer completes the logout (calls.
   assert.equal(m.loggedIn, false);
   assert.equal(m.status, 'disconnected');
 });
+
+test('a call whose reply never comes fails at callTimeout and the connection stays (calls.reply-deadline, D16)', () => {
+  const { m, run } = connected();
+  const sent = run('getUser', { call: 3, uid: 'bob' }, 1000);
+  assert.deepEqual(sent.find((a) => a.type === 'arm'), { type: 'arm', name: 'call', at: 1000 + PROFILES['cometchat-ios'].callTimeout });
+  const [list] = run('fetchNext', { call: 4, request: { limit: 2 } }, 5000).filter((a) => a.type === 'send');
+  run('reply', { socket: 1, id: list.frame.id, result: { users: [], next: null } }, 6000);
+  const fired = run('timer', { name: 'call' }, 11000);
+  assert.deepEqual(fired, [{ type: 'reject', call: 3, code: 'ERR_WEBSOCKET_ERROR', description: 'No reply to the call' }]);
+  assert.equal(m.status, 'connected');
+  const [again] = run('getUser', { call: 5, uid: 'bob' }, 12000).filter((a) => a.type === 'send');
+  const late = run('getUser', { call: 6, uid: 'carol' }, 15000);
+  assert.equal(late.some((a) => a.type === 'arm'), false, 'the oldest call holds the timer');
+  run('reply', { socket: 1, id: again.frame.id, result: { user: { uid: 'bob' } } }, 13000);
+  assert.deepEqual(run('timer', { name: 'call' }, 22000), [{ type: 'arm', name: 'call', at: 25000 }]);
+  assert.deepEqual(run('timer', { name: 'call' }, 25000).map((a) => [a.type, a.call]), [['reject', 6]]);
+});

@@ -4,7 +4,7 @@ import { MANIFEST } from '../sdk/manifest.mjs';
 import { PROFILES } from '../sdk/profiles.mjs';
 import { DESCRIPTIONS, ERR } from '../sdk/errors.mjs';
 
-const SECONDS = new Set(['keepAliveInterval', 'pongTimeout', 'openTimeout', 'closeTimeout', 'backgroundTaskWindow', 'backgroundDisconnectAfter']);
+const SECONDS = new Set(['keepAliveInterval', 'pongTimeout', 'openTimeout', 'callTimeout', 'closeTimeout', 'backgroundTaskWindow', 'backgroundDisconnectAfter']);
 
 test('the manifest declares the values the SDK really uses, in every profile', () => {
   for (const profile of Object.values(PROFILES)) {

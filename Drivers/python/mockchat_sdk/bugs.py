@@ -28,6 +28,7 @@ BUGS = {
     "users-request-restarts": "fetchNext does not keep the cursor: every call returns the first page again",
     "disconnected-after-kick": "a kicked device also raises disconnected when the server closes the socket",
     "no-open-deadline": "an attempt has no deadline for the answer to its upgrade: an upgrade never answered leaves the SDK connecting for good",
+    "no-call-deadline": "getUser(), fetchNext() and ping() have no reply deadline: a reply the server holds back leaves the call waiting for good on a connection that stays up",
     "no-pong-deadline": "a keep-alive ping has no reply deadline: a silent connection is found only when the server gives up on it",
     "lost-login-ends-loop": "a reconnection whose socket ends before its login is answered is taken for a refused login: an error event, and the loop ends",
     "waits-for-server-close": "a close waits for the server's answer and then for the server to end the TCP connection, with no deadline of its own: a server slow to close holds the connection open",

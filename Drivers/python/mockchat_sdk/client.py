@@ -297,7 +297,31 @@ class ChatClient:
         error = self._connection_error()
         if error is not None:
             return _done(error=error)
-        return self._socket.request(op, **fields)
+        reply = self._socket.request(op, **fields)
+        return reply if "no-call-deadline" in self.bugs else self._with_deadline(reply)
+
+    def _with_deadline(self, reply: asyncio.Future) -> asyncio.Future:
+        """calls.reply-deadline: a reply missing for callTimeout fails the call with
+        ERR_WEBSOCKET_ERROR, on the SDK's clock; the connection is left to the keep-alive (D16)."""
+        target = asyncio.get_running_loop().create_future()
+
+        def expire() -> None:
+            if not target.done():
+                target.set_exception(ChatError(errors.WEBSOCKET_ERROR, "No reply to the call"))
+        deadline = self.clock.call_later(self.profile.call_timeout, expire)
+
+        def relay(done: asyncio.Future) -> None:
+            deadline.cancel()
+            if target.done():
+                return
+            if done.cancelled():
+                target.cancel()
+            elif done.exception() is not None:
+                target.set_exception(done.exception())
+            else:
+                target.set_result(done.result())
+        reply.add_done_callback(relay)
+        return target
 
     def _then(self, source: asyncio.Future, transform: Callable[[Any], Any]) -> asyncio.Future:
         target = asyncio.get_running_loop().create_future()

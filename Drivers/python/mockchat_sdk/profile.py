@@ -32,6 +32,9 @@ class Profile:
     # transport.close-deadline: how long a close frame may go unanswered before the SDK
     # ends the connection itself (the rule book's closeTimeout; MockChat's value, D34).
     close_timeout: float = 5.0
+    # calls.reply-deadline: how long getUser(), fetchNext() and ping() wait for their reply
+    # before they fail (the rule book's callTimeout; MockChat's value, D16).
+    call_timeout: float = 10.0
     # D12: a login that cannot reach the server keeps retrying (003, example step 1).
     retry_login_until_answered: bool = False
 

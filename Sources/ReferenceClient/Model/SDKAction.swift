@@ -33,6 +33,8 @@ public enum TimerKind: String, Sendable, Equatable, Hashable, CaseIterable, Coda
     case pongTimeout
     /// The deadline for the answer to an attempt's WebSocket upgrade.
     case openTimeout
+    /// The deadline for the reply to the oldest unanswered getUser(), fetchNext() or ping().
+    case callTimeout
     /// The background task window (002) or the background disconnect delay (003).
     case backgroundWindow
 }

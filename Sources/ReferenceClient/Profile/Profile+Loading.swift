@@ -42,6 +42,7 @@ extension Profile {
         if loginReplyTimeout <= 0 { found.append("'loginReplyTimeout' must be positive") }
         if openTimeout <= 0 { found.append("'openTimeout' must be positive") }
         if closeTimeout <= 0 { found.append("'closeTimeout' must be positive") }
+        if callTimeout <= 0 { found.append("'callTimeout' must be positive") }
         if reconnectBackoff.steps.contains(where: { $0 < 0 }) || reconnectBackoff.repeatEvery <= 0 {
             found.append("'reconnectBackoff' needs non-negative steps and a positive 'repeatEvery'")
         }
@@ -58,7 +59,7 @@ extension Profile {
         // conversion, which traps on a value past Int64 (1e308, .inf).
         var durations: [(String, Double)] = [("keepAliveInterval", keepAliveInterval), ("pongTimeout", pongTimeout),
                                              ("loginReplyTimeout", loginReplyTimeout), ("openTimeout", openTimeout),
-                                             ("closeTimeout", closeTimeout),
+                                             ("closeTimeout", closeTimeout), ("callTimeout", callTimeout),
                                              ("reconnectBackoff.repeatEvery", reconnectBackoff.repeatEvery)]
         durations += reconnectBackoff.steps.enumerated().map { ("reconnectBackoff.steps[\($0.offset)]", $0.element) }
         if let after = backgroundDisconnectAfter { durations.append(("backgroundDisconnectAfter", after)) }

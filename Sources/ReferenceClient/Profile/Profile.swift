@@ -36,6 +36,8 @@ public struct Profile: Codable, Sendable, Equatable {
     /// Seconds a closing socket waits for the server's close frame before the SDK ends the
     /// connection itself; once the closing handshake is complete it ends it at once.
     public var closeTimeout: Double = 5
+    /// Seconds getUser(), fetchNext() and ping() wait for their reply before they fail.
+    public var callTimeout: Double = 10
     /// Delays between reconnection attempts.
     public var reconnectBackoff: ReconnectBackoff
     /// Whether returning to the foreground restarts the backoff schedule.
@@ -101,7 +103,7 @@ public struct Profile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, defaultAutoMode, backgroundWithoutServices, backgroundDisconnectAfter
         case backgroundTaskWindow, pingAvailableInAutoMode
-        case keepAliveInterval, pongTimeout, loginReplyTimeout, openTimeout, closeTimeout, reconnectBackoff, resetBackoffOnForeground
+        case keepAliveInterval, pongTimeout, loginReplyTimeout, openTimeout, closeTimeout, callTimeout, reconnectBackoff, resetBackoffOnForeground
         case resetBackoffOnNetworkChange, retryLoginUntilAnswered, defaultReconnectKickEnable
         case backgroundCloseCode, logoutCloseCode, disconnectCloseCode
         case notInitializedError, notInitializedDescription, alreadyLoggedInError

@@ -137,16 +137,14 @@ extension SDKStateMachine {
         if let error = callError(needsConnection: true, "ping() needs a connected socket") {
             return complete(call, .failure(error))
         }
-        let id = send(.ping)
-        pending.append((id, .ping(call)))
+        awaitReply(send(.ping), .ping(call))
     }
 
     mutating func getUser(_ uid: String, _ call: CallID?) {
         if let error = callError(needsConnection: true, "getUser() needs a connected socket") {
             return complete(call, .failure(error))
         }
-        let id = send(.getUser(uid: uid))
-        pending.append((id, .getUser(call)))
+        awaitReply(send(.getUser(uid: uid)), .getUser(call))
     }
 
     /// A users request is built on its first use with `limit` and `status` and keeps
@@ -165,8 +163,8 @@ extension SDKStateMachine {
         case .next(let next)?: cursor = next
         case nil: cursor = nil
         }
-        let id = send(.listUsers(UserListQuery(status: spec.status, limit: spec.limit, cursor: cursor)))
-        pending.append((id, .listUsers(call, request: request)))
+        awaitReply(send(.listUsers(UserListQuery(status: spec.status, limit: spec.limit, cursor: cursor))),
+                   .listUsers(call, request: request))
     }
 
     /// The error for a call that needs a logged-in user (and maybe a connection), if any.

@@ -187,6 +187,8 @@ extension SDKStateMachine {
     mutating func failPending(_ error: ChatError) {
         let done = pending
         pending = []
+        callDeadlines = []
+        cancelTimer(.callTimeout)
         for entry in done {
             switch entry.request {
             case .heartbeat: break

@@ -80,6 +80,7 @@ extension SDKStateMachine {
         case .keepAlive: cite("connection.keep-alive-interval", "reconnection.heartbeat")
         case .pongTimeout: cite("connection.pong-timeout", "reconnection.weak-network")
         case .openTimeout: cite("reconnection.open-deadline", "reconnection.weak-network")
+        case .callTimeout: cite("calls.reply-deadline")
         case .backgroundWindow:
             cite(profile.backgroundTaskWindow != nil && servicesConfigured ? "background.task-window" : "background.nexconn-disconnect-after")
         }

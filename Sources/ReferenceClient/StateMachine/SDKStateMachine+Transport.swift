@@ -103,6 +103,8 @@ extension SDKStateMachine {
                 emit(.dropSocket)
                 attemptFailed(ChatError(.webSocketError, "No answer to the upgrade"))
             }
+        case .callTimeout:
+            callsTimedOut()
         case .backgroundWindow:
             backgroundWindowEnded()
         }
@@ -141,6 +143,7 @@ extension SDKStateMachine {
         }
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return }
         let request = pending.remove(at: index).request
+        replyArrived(id)
         switch (request, outcome) {
         case (.heartbeat, _):
             heartbeatAnswered(id)

@@ -100,6 +100,8 @@ public struct SDKStateMachine: Sendable {
     /// What `backgroundTaskEnabled()` answers.
     public internal(set) var backgroundTaskEnabled = false
     var pending: [(id: RequestID, request: PendingRequest)] = []
+    /// When each unanswered call fails (calls.reply-deadline), oldest first.
+    var callDeadlines: [(id: RequestID, at: Instant)] = []
     var nextRequestNumber: Int64 = 1
     var userListeners: [String] = []
     var connectionListeners: [String] = []
