@@ -77,10 +77,8 @@ extension ChatServer {
 
     /// Whether a login is taken by an `upgrade` fault counted per device: its
     /// connection is reset, or goes silent with the login held (`answer: never`).
-    func refusedAtLogin(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) -> Bool {
-        guard loggedInLabel(id) == nil, let login = try? JSONParser.parse(bytes), login["op"]?.stringValue == "login" else {
-            return false
-        }
+    func refusedAtLogin(_ frame: inout InboundFrame, from id: ConnectionID) -> Bool {
+        guard loggedInLabel(id) == nil, let login = frame.login() else { return false }
         let uid = login["uid"]?.stringValue, deviceId = login["deviceId"]?.stringValue
         guard let index = faults.loginUpgrades.lastIndex(where: { $0.selector.matches(uid: uid, deviceId: deviceId) }) else {
             return false
@@ -96,7 +94,7 @@ extension ChatServer {
         switch fault.answer {
         case .never:
             silenceConnection(id)
-            return heldBySilence(bytes, from: id)
+            return heldBySilence(&frame, from: id)
         default:
             socket(id)?.drop(reset: true)
             return true

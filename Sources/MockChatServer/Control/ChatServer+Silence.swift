@@ -86,21 +86,21 @@ extension ChatServer {
     /// Whether a text frame is held back by a silence: the connection's own, or, for a
     /// login whose `uid` and `deviceId` a silence that hangs new connections matches,
     /// one that starts now.
-    func heldBySilence(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID) -> Bool {
+    func heldBySilence(_ frame: inout InboundFrame, from id: ConnectionID) -> Bool {
         if silent.sessions[id] == nil {
             guard loggedInLabel(id) == nil,
                   faults.silences.contains(where: { $0.hangsNewConnections && !$0.selector.isEmpty }),
-                  let login = try? JSONParser.parse(bytes), login["op"]?.stringValue == "login",
+                  let login = frame.login(),
                   let rule = faults.silences.last(where: { rule in
                       rule.hangsNewConnections && !rule.selector.isEmpty
                           && rule.selector.matches(uid: login["uid"]?.stringValue, deviceId: login["deviceId"]?.stringValue)
                   }) else { return false }
             silence(id, under: rule)
         }
-        silent.sessions[id]?.backlog.append([UInt8](bytes))
+        silent.sessions[id]?.backlog.append([UInt8](frame.bytes))
         let label = tracedLabel(id)
         trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
-                     frame: trace.isRecording ? try? JSONParser.parse(bytes) : nil, text: "silence: inbound frame held")
+                     frame: trace.isRecording ? try? frame.json() : nil, text: "silence: inbound frame held")
         return true
     }
 

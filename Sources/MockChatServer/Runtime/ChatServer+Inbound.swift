@@ -29,8 +29,9 @@ extension ChatServer {
         if let ping, let socket, answeredPing(ping, bytes: bytes, from: id, on: socket, now: loop.clock.now) {
             return
         }
-        if !silent.isEmpty || !faults.silences.isEmpty, heldBySilence(bytes, from: id) { return }
-        if !faults.loginUpgrades.isEmpty, refusedAtLogin(bytes, from: id) { return }
+        var frame = InboundFrame(bytes)
+        if !silent.isEmpty || !faults.silences.isEmpty, heldBySilence(&frame, from: id) { return }
+        if !faults.loginUpgrades.isEmpty, refusedAtLogin(&frame, from: id) { return }
         let now = loop.clock.now
         let label = sessions.label(id)
         engine.activity(id, now: now)
@@ -39,7 +40,7 @@ extension ChatServer {
             trace.record(.in, time: now, connection: id, uid: traced?.uid, deviceId: traced?.deviceId, frameText: bytes)
         }
         let (decoded, request) = ping.map { (.success(RequestEnvelope(id: .integer($0), request: .ping)), nil) }
-            ?? decode(bytes, from: id, label: label, now: now)
+            ?? decode(&frame, from: id, label: label, now: now)
         if let request, !faults.replies.isEmpty,
            let reply = faults.takeReply(for: request, uid: label?.uid, deviceId: label?.deviceId) {
             answer(request, with: reply, on: id)
@@ -93,12 +94,12 @@ extension ChatServer {
         return true
     }
 
-    /// Parses and decodes one text frame, tracing it as it arrived.
-    /// The parsed frame comes back too when there are scripted replies to match.
-    func decode(_ bytes: UnsafeRawBufferPointer, from id: ConnectionID, label: (uid: String, deviceId: String)?,
-                        now: Instant) -> (Result<RequestEnvelope, RequestRejection>, JSONValue?) {
+    /// Decodes one text frame (parsed here unless a check before did), tracing it as it
+    /// arrived. The parsed frame comes back too when there are scripted replies to match.
+    func decode(_ frame: inout InboundFrame, from id: ConnectionID, label: (uid: String, deviceId: String)?,
+                now: Instant) -> (Result<RequestEnvelope, RequestRejection>, JSONValue?) {
         do {
-            let value = try JSONParser.parse(bytes)
+            let value = try frame.json()
             var label = label ?? sessions.tracedLabel(id)
             if label == nil, value["op"]?.stringValue == "login", let device = value["deviceId"]?.stringValue {
                 let claimed = (uid: value["uid"]?.stringValue ?? "", deviceId: device)
@@ -109,7 +110,7 @@ extension ChatServer {
             return (RequestDecoder.decode(value), value)
         } catch {
             trace.record(.in, time: now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
-                         text: String(decoding: bytes.prefix(1024), as: UTF8.self))
+                         text: String(decoding: frame.bytes.prefix(1024), as: UTF8.self))
             return (.failure(RequestRejection(id: nil, error: ChatError(.badRequest, "Not valid JSON: \(error)"))), nil)
         }
     }
