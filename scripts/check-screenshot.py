@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Checks a report screenshot (PNG, read with the standard library only): it has the
 expected size, is not blank, and shows a highlight colour: the failing step's (#fdd) by
-default, or the one given as a second argument (hex, e.g. dfd for the matrix's passes)."""
+default, or the one given as a second argument (hex, e.g. dfd for the matrix's passes).
+With --whole-width, nothing may be cut off at the right: the last pixel columns must be
+the page's background in every row (a table wider than the window runs into them)."""
 import struct
 import sys
 import zlib
 
 HIGHLIGHT = (0xFF, 0xDD, 0xDD)
+BACKGROUND = (0xFF, 0xFF, 0xFF)
+MARGIN = 8
 
 
 def read_png(path):
@@ -51,16 +55,20 @@ def read_png(path):
     return width, height, channels, rows
 
 
-def main(path, highlight_colour=HIGHLIGHT):
+def main(path, highlight_colour=HIGHLIGHT, whole_width=False):
     width, height, channels, rows = read_png(path)
-    colours, highlight = set(), 0
+    colours, highlight, cut_rows = set(), 0, 0
     for row in rows:
         for x in range(0, len(row), channels):
             pixel = tuple(row[x:x + 3])
             colours.add(pixel)
             if pixel == highlight_colour:
                 highlight += 1
-    print(f"{path}: {width}x{height}, {len(colours)} colours, {highlight} highlight pixels")
+        edge = row[(width - MARGIN) * channels:]
+        if any(tuple(edge[x:x + 3]) != BACKGROUND for x in range(0, len(edge), channels)):
+            cut_rows += 1
+    print(f"{path}: {width}x{height}, {len(colours)} colours, {highlight} highlight pixels, "
+          f"{cut_rows} rows drawn into the last {MARGIN} pixel columns")
     problems = []
     if (width, height) != (1400, 1400):
         problems.append(f"size {width}x{height}, expected 1400x1400")
@@ -68,15 +76,18 @@ def main(path, highlight_colour=HIGHLIGHT):
         problems.append("the page looks blank")
     if highlight < 500:
         problems.append(f"no highlight of colour #{bytes(highlight_colour).hex()} visible")
+    if whole_width and cut_rows:
+        problems.append(f"cut off at the right edge in {cut_rows} rows: the page is wider than {width} px")
     for problem in problems:
         print("screenshot check failed:", problem)
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
+    arguments = [argument for argument in sys.argv[1:] if argument != "--whole-width"]
     colour = HIGHLIGHT
-    if len(sys.argv) > 2:
-        text = sys.argv[2].lstrip("#")
+    if len(arguments) > 1:
+        text = arguments[1].lstrip("#")
         text = "".join(c * 2 for c in text) if len(text) == 3 else text
         colour = tuple(bytes.fromhex(text))
-    sys.exit(main(sys.argv[1], colour))
+    sys.exit(main(arguments[0], colour, whole_width="--whole-width" in sys.argv[1:]))

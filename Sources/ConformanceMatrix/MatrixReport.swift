@@ -87,8 +87,9 @@ public enum MatrixReport {
             <html lang="en"><head><meta charset="utf-8"><title>MockChat conformance matrix</title>
             <style>
             body { font: 14px system-ui, sans-serif; margin: 16px; color: #222; }
-            table { border-collapse: collapse; }
-            th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }
+            table { border-collapse: collapse; table-layout: fixed; width: 100%; }
+            col.row { width: 22%; }
+            th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
             th { background: #eee; }
             td.passed { background: #dfd; }
             td.failed, td.error, td.unexpected-pass { background: #fdd; font-weight: bold; }
@@ -99,19 +100,21 @@ public enum MatrixReport {
             tr.differs td { outline: 2px solid #e0a000; outline-offset: -2px; }
             tr.group th { background: #444; color: #fff; }
             tr.part th { background: #246; color: #fff; font-size: 16px; }
-            .msg { display: block; font-weight: normal; font-size: 11px; max-width: 420px; }
-            pre { margin: 0; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 360px; }
+            .msg { display: block; font-weight: normal; font-size: 11px; }
+            summary { cursor: pointer; font-size: 11px; }
+            pre { margin: 0; font-size: 11px; white-space: pre-wrap; }
             </style></head><body>
             <h1>MockChat conformance matrix</h1>
             <p>MockChat \(e(BuildInfo.version)) (\(e(BuildInfo.commit))). \(matrix.rows.count) scenarios,
             \(matrix.rows.filter(\.differs).count) on which the SDKs differ (highlighted); \(matrix.ruleRows.count) rules,
             \(matrix.ruleRows.filter(\.differs).count) differing.</p>
-            <table><tr><th>SDK</th>
+            <table><colgroup><col class="row"><col span="\(matrix.columns.count)"></colgroup><tr><th>SDK</th>
             """ + "\n"
         out += matrix.columns.map { "<th>\(e($0.name))</th>" }.joined() + "</tr>\n"
         out += "<tr><th>name, version</th>" + matrix.columns.map { "<td>\(e($0.sdkName)) \(e($0.sdkVersion))</td>" }.joined() + "</tr>\n"
         out += "<tr><th>manifest</th>" + matrix.columns.map { column in
-            "<td><pre>\(e(column.manifest.map { $0.serialized() } ?? "none"))</pre></td>"
+            guard let manifest = column.manifest?.serialized() else { return "<td>none</td>" }
+            return "<td><details><summary>\(manifest.utf8.count) bytes of JSON</summary><pre>\(e(manifest))</pre></details></td>"
         }.joined() + "</tr>\n"
         for verdict in verdictNames(matrix) {
             out += "<tr><th>\(e(verdict))</th>" + matrix.columns.map { "<td class=\"\(e(verdict))\">\($0.totals[verdict] ?? 0)</td>" }.joined() + "</tr>\n"
