@@ -170,13 +170,17 @@ import Testing
         #expect(refusal("dns", ["fail": true]) == nil)
         #expect(refusal("dns", [:]) == "dns needs 'fail': an integer from 0 to 1000000")
         #expect(refusal("dns", ["fail": -1]) == "dns needs 'fail': an integer from 0 to 1000000")
-        #expect(refusal("dns", ["fail": 1, "host": "x"]) == "dns takes no 'host', only 'fail'")
+        #expect(refusal("dns", ["fail": 1, "host": "x"]) == "dns takes no 'host', only 'fail' and 'error'")
+        #expect(refusal("dns", ["fail": 1, "error": "temporary"]) == nil)
+        #expect(refusal("dns", ["fail": 1, "error": "EAI_AGAIN"]) == "dns needs 'error': one of notFound, temporary")
+        #expect(refusal("dns", ["fail": 1, "error": 3]) == "dns needs 'error': one of notFound, temporary")
         #expect(refusal("sleep", ["ms": 0]) == "sleep needs 'ms': an integer from 1 to 86400000")
         #expect(refusal("sleep", ["ms": "90s"]) == "sleep needs 'ms': an integer from 1 to 86400000")
         #expect(refusal("throttle", ["periodMs": 3_600_001]) == "throttle needs 'periodMs': an integer from 0 to 3600000")
         #expect(refusal("networkChange", ["to": "cellular"]) == "networkChange takes no 'to'")
         #expect(refusal("networkChange", .string("x")) == "networkChange needs an object of args")
         for command: SDKCommand in [.device(.dnsFailure(attempts: nil)), .device(.dnsFailure(attempts: 0)), .device(.dnsFailure(attempts: 4)),
+                                    .device(.dnsFailure(attempts: 2, kind: .temporary)), .device(.dnsFailure(attempts: nil, kind: .temporary)),
                                     .device(.sleep(milliseconds: 25_000)), .device(.throttle(periodMilliseconds: 60_000)),
                                     .device(.networkChange)] {
             let (name, args) = DriverCodec.encode(command)

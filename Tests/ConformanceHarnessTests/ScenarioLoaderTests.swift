@@ -49,8 +49,12 @@ import Testing
         func step(_ text: String) -> String { problem("steps:\n  - client: a\n  - \(text)\n") }
         #expect(step("a.dns: {fail: 2}") == "loaded")
         #expect(step("a.dns: {fail: true}") == "loaded")
-        #expect(step("a.dns: fail").hasSuffix("dns takes {fail: N} (the next N attempts), {fail: true} (until cleared) or {fail: false}"))
-        #expect(step("a.dns: {fail: 2, for: 3}").hasSuffix("dns takes {fail: N} (the next N attempts), {fail: true} (until cleared) or {fail: false}"))
+        #expect(step("a.dns: {fail: 2, error: temporary}") == "loaded")
+        let dnsShape = "dns takes {fail: N} (the next N attempts), {fail: true} (until cleared) or {fail: false}, and an optional error: notFound, temporary"
+        #expect(step("a.dns: fail").hasSuffix(dnsShape))
+        #expect(step("a.dns: {fail: 2, for: 3}").hasSuffix(dnsShape))
+        #expect(step("a.dns: {error: temporary}").hasSuffix(dnsShape))
+        #expect(step("a.dns: {fail: 2, error: again}").hasSuffix("dns error is one of notFound, temporary, not \"again\""))
         #expect(step("a.dns: {fail: 0}").hasSuffix("dns fail is a number of attempts from 1 to 1000000, true or false"))
         #expect(step("a.sleep: 90s") == "loaded")
         #expect(step("a.sleep: 0").hasSuffix("sleep is a duration from 1ms to 24h"))

@@ -155,12 +155,16 @@ def test_the_hello_carries_the_manifest_only_when_the_adapter_declares_one():
 
 def test_device_events_check_their_args_by_name():
     from mockchat.driver import DriverError
-    from mockchat.driver.device import read
+    from mockchat.driver.device import dns_error, read
+    assert read("dns", {"fail": 3, "error": "temporary"}) == 3 and dns_error({"fail": 3, "error": "temporary"}) == "temporary"
+    assert dns_error({"fail": 3}) == "notFound"
     assert read("dns", {"fail": 3}) == 3 and read("dns", {"fail": True}) is True and read("dns", {"fail": False}) == 0
     assert read("sleep", {"ms": 25000}) == 25000 and read("throttle", {"periodMs": 0}) == 0
     assert read("networkChange", {}) is None
     for command, args, message in [
             ("dns", {}, "dns needs 'fail': an integer from 0 to 1000000"),
+            ("dns", {"fail": 2, "error": "EAI_AGAIN"}, "dns needs 'error': one of notFound, temporary"),
+            ("dns", {"fail": 2, "host": "x"}, "dns takes no 'host', only 'fail' and 'error'"),
             ("sleep", {"ms": 0}, "sleep needs 'ms': an integer from 1 to 86400000"),
             ("sleep", {"ms": True}, "sleep needs 'ms': an integer from 1 to 86400000"),
             ("throttle", {"periodMs": 1, "x": 2}, "throttle takes no 'x', only 'periodMs'"),

@@ -13,6 +13,7 @@ export class Device {
     this.platform = platform;
     this.network = 'up';
     this.dnsFailures = 0;        // attempts left to fail at name resolution; null: all of them
+    this.dnsError = 'notFound';  // which resolver error they fail with (notFound | temporary)
     this.storage = storage;
     this.sockets = new Set();
   }
@@ -28,8 +29,13 @@ export class Device {
     if (condition === 'down') for (const socket of [...this.sockets]) socket.abort();
   }
 
-  /** The next `attempts` connections fail at name resolution (null: until cleared). */
-  setDnsFailures(attempts) { this.dnsFailures = attempts; }
+  /** The next `attempts` connections fail at name resolution (null: until cleared), with
+   * Node's error for a name that does not exist (ENOTFOUND) or, for `temporary`, for a
+   * resolver that failed for now (EAI_AGAIN). */
+  setDnsFailures(attempts, error = 'notFound') {
+    this.dnsFailures = attempts;
+    this.dnsError = error;
+  }
 
   /** The resolver's part of opening a socket: whether this attempt fails there. */
   resolverFails() {
@@ -75,7 +81,8 @@ export class V1Socket {
     }
     if (device.resolverFails()) {                       // the error Node's resolver gives
       this.ws = null;
-      queueMicrotask(() => this.finish(1006, `getaddrinfo ENOTFOUND ${new URL(url).hostname}`));
+      const code = device.dnsError === 'temporary' ? 'EAI_AGAIN' : 'ENOTFOUND';
+      queueMicrotask(() => this.finish(1006, `getaddrinfo ${code} ${new URL(url).hostname}`));
       return;
     }
     const ws = this.ws = device.platform.create(url);

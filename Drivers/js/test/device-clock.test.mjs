@@ -46,6 +46,9 @@ test('device events refuse bad args by name', () => {
   assert.equal(readDeviceEvent('dns', { fail: 3 }, bad), 3);
   assert.equal(readDeviceEvent('dns', { fail: true }, bad), null);
   assert.equal(readDeviceEvent('dns', { fail: false }, bad), 0);
+  assert.equal(readDeviceEvent('dns', { fail: 2, error: 'temporary' }, bad), 2);
+  assert.throws(() => readDeviceEvent('dns', { fail: 2, error: 'EAI_AGAIN' }, bad), /dns needs 'error': one of notFound, temporary/);
+  assert.throws(() => readDeviceEvent('dns', { fail: 2, host: 'x' }, bad), /dns takes no 'host', only 'fail' and 'error'/);
   assert.throws(() => readDeviceEvent('sleep', { ms: 0 }, bad), /sleep needs 'ms': an integer from 1 to 86400000/);
   assert.throws(() => readDeviceEvent('throttle', { periodMs: 5, x: 1 }, bad), /throttle takes no 'x', only 'periodMs'/);
   assert.throws(() => readDeviceEvent('networkChange', { to: 'lte' }, bad), /networkChange takes no 'to'$/);

@@ -25,6 +25,7 @@ class Device:
     def __init__(self) -> None:
         self.network = "up"
         self.dns_failures: Optional[int] = 0      # attempts left to fail at name resolution; None: all
+        self.dns_error = "notFound"               # which resolver error they fail with (notFound | temporary)
         self.storage: dict[str, Any] = {}
         self.sockets: list[V1Socket] = []
         self._in_flight: set[asyncio.Task] = set()
@@ -76,9 +77,12 @@ class Device:
             for sock in list(self.sockets):
                 sock.abort()
 
-    def set_dns_failures(self, attempts: Optional[int]) -> None:
-        """The next `attempts` connections fail at name resolution (None: until cleared)."""
+    def set_dns_failures(self, attempts: Optional[int], error: str = "notFound") -> None:
+        """The next `attempts` connections fail at name resolution (None: until cleared),
+        with the resolver's error for a name that does not exist or, for `temporary`, for a
+        resolver that failed for now."""
         self.dns_failures = attempts
+        self.dns_error = error
 
     def resolve(self, url: str) -> None:
         """The resolver's part of opening `url`: raises the OS's error while DNS fails."""
@@ -86,6 +90,8 @@ class Device:
             return
         if self.dns_failures is not None:
             self.dns_failures -= 1
+        if self.dns_error == "temporary":
+            raise socket.gaierror(socket.EAI_AGAIN, f"Temporary failure in name resolution ({url})")
         raise socket.gaierror(socket.EAI_NONAME, f"Name or service not known ({url})")
 
     def discard(self) -> None:

@@ -92,3 +92,24 @@ def test_a_close_the_server_never_answers_ends_at_the_deadline_on_the_sdks_clock
         server.release.set()
         server.server.close()
     asyncio.run(run())
+
+
+def test_a_dns_failure_raises_the_resolver_error_of_its_kind():
+    """docs/DRIVER.md, `dns`: `notFound` is EAI_NONAME, `temporary` EAI_AGAIN; both run out."""
+    import socket
+    device = Device()
+    device.set_dns_failures(1)
+    try:
+        device.resolve("ws://chat.example/v1/ws")
+        raise AssertionError("the name resolved")
+    except socket.gaierror as failure:
+        assert failure.errno == socket.EAI_NONAME
+    device.resolve("ws://chat.example/v1/ws")   # the one failure is used up
+    device.set_dns_failures(2, "temporary")
+    for _ in range(2):
+        try:
+            device.resolve("ws://chat.example/v1/ws")
+            raise AssertionError("the name resolved")
+        except socket.gaierror as failure:
+            assert failure.errno == socket.EAI_AGAIN and "Temporary failure" in str(failure)
+    device.resolve("ws://chat.example/v1/ws")

@@ -45,8 +45,10 @@ public enum DriverCodec {
         case .foreground: return ("foreground", [:])
         case .network(let condition): return ("network", ["condition": .string(condition.rawValue)])
         case .relaunch: return ("relaunch", [:])
-        case .device(.dnsFailure(let attempts)):
-            return ("dns", ["fail": attempts.map { .integer(Int64($0)) } ?? .bool(true)])
+        case .device(.dnsFailure(let attempts, let kind)):
+            var args: JSONObject = ["fail": attempts.map { .integer(Int64($0)) } ?? .bool(true)]
+            if kind != .notFound { args["error"] = .string(kind.rawValue) }
+            return ("dns", .object(args))
         case .device(.sleep(let milliseconds)): return ("sleep", ["ms": .integer(milliseconds)])
         case .device(.throttle(let period)): return ("throttle", ["periodMs": .integer(period)])
         case .device(.networkChange): return ("networkChange", [:])

@@ -49,6 +49,7 @@ public final class SDKClient {
     private var wakeTimer: Clock.TimerID?
     /// Attempts left to fail at name resolution: `nil` fails every one.
     private var dnsFailures: Int? = 0
+    private var dnsFailureKind = DeviceEvent.DNSFailureKind.notFound
     private var timerSerial = 0
     private var inbox: [(inout SDKStateMachine, Instant) -> [SDKAction]] = []
     private var isDispatching = false
@@ -182,8 +183,9 @@ public final class SDKClient {
     private func apply(_ event: DeviceEvent) {
         let now = loop.clock.now
         switch event {
-        case .dnsFailure(let attempts):
+        case .dnsFailure(let attempts, let kind):
             dnsFailures = attempts
+            dnsFailureKind = kind
         case .sleep(let milliseconds):
             gate.sleep(now: now, milliseconds: milliseconds)
             loop.clock.cancel(wakeTimer)
@@ -228,7 +230,9 @@ extension SDKClient {
         if dnsFailures != 0 {
             dnsFailures = dnsFailures.map { $0 - 1 }
             let host = server.host
-            loop.deferToLoop { [weak self] in self?.failOpen("Name resolution failed for \(host)", current) }
+            let reason = dnsFailureKind == .temporary
+                ? "Name resolution failed temporarily for \(host) (EAI_AGAIN)" : "Name resolution failed for \(host)"
+            loop.deferToLoop { [weak self] in self?.failOpen(reason, current) }
             return
         }
         // connection.close-deadline: a close frame the server does not answer within

@@ -3,9 +3,9 @@
 /// (docs/DRIVER.md, "Device events"). The driver carries out the first three (its
 /// resolver and its clock); the SDK hears only the last.
 public enum DeviceEvent: Sendable, Equatable {
-    /// The next `attempts` connection attempts fail at name resolution; `nil` fails
-    /// every attempt until a `dnsFailure(attempts: 0)` clears it.
-    case dnsFailure(attempts: Int?)
+    /// The next `attempts` connection attempts fail at name resolution with `kind`'s
+    /// error; `nil` fails every attempt until a `dnsFailure(attempts: 0)` clears it.
+    case dnsFailure(attempts: Int?, kind: DNSFailureKind = .notFound)
     /// The device sleeps this long: no SDK timer fires while the server's clock runs;
     /// on wake the overdue ones fire at once, in deadline order.
     case sleep(milliseconds: Int64)
@@ -14,6 +14,15 @@ public enum DeviceEvent: Sendable, Equatable {
     case throttle(periodMilliseconds: Int64)
     /// The OS reports a network path change (an interface change); the network stays up.
     case networkChange
+
+    /// Which resolver error a `dns` event gives: each platform reports it as its own
+    /// (POSIX `EAI_NONAME` / `EAI_AGAIN`, Node `ENOTFOUND` / `EAI_AGAIN`).
+    public enum DNSFailureKind: String, Sendable, Equatable, CaseIterable {
+        /// The name does not exist (the default).
+        case notFound
+        /// The resolver failed for now; the same name may resolve later.
+        case temporary
+    }
 
     /// The longest `sleep`: a day.
     public static let maxSleepMilliseconds: Int64 = 86_400_000

@@ -10,7 +10,9 @@ from .adapter import DriverError
 
 DEVICE = ["dns", "sleep", "throttle", "networkChange"]
 
-_KEYS = {"dns": "fail", "sleep": "ms", "throttle": "periodMs", "networkChange": None}
+_KEYS = {"dns": ("fail", "error"), "sleep": ("ms",), "throttle": ("periodMs",), "networkChange": ()}
+# The resolver errors a `dns` event can give; the first is the default.
+DNS_ERRORS = ("notFound", "temporary")
 _RANGES = {"dns": (0, 1_000_000), "sleep": (1, 86_400_000), "throttle": (0, 3_600_000)}
 
 
@@ -19,12 +21,16 @@ def read(command: str, args: Any) -> Union[None, int, bool]:
     `throttle`: period in ms (0 ends it); `networkChange`: None."""
     if not isinstance(args, dict):
         raise DriverError("bad-arguments", f"{command} needs an object of args")
-    key = _KEYS[command]
+    keys = _KEYS[command]
     for stray in args:
-        if stray != key:
-            raise DriverError("bad-arguments", f"{command} takes no {stray!r}" + (f", only {key!r}" if key else ""))
-    if key is None:
+        if stray not in keys:
+            only = " and ".join(repr(key) for key in keys)
+            raise DriverError("bad-arguments", f"{command} takes no {stray!r}" + (f", only {only}" if keys else ""))
+    if not keys:
         return None
+    key = keys[0]
+    if command == "dns":
+        dns_error(args)
     value: Optional[Any] = args.get(key)
     if command == "dns" and isinstance(value, bool):
         return True if value else 0
@@ -32,3 +38,13 @@ def read(command: str, args: Any) -> Union[None, int, bool]:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise DriverError("bad-arguments", f"{command} needs {key!r}: an integer from {low} to {high}")
     return value
+
+
+def dns_error(args: dict) -> str:
+    """A `dns` event's resolver error: `notFound` (the default) or `temporary`."""
+    error = args.get("error")
+    if error is None:
+        return DNS_ERRORS[0]
+    if error not in DNS_ERRORS:
+        raise DriverError("bad-arguments", f"dns needs 'error': one of {', '.join(DNS_ERRORS)}")
+    return error
