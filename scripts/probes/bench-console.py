@@ -15,9 +15,11 @@ taken in turn, --repeats times each:
               script, on the generator's core): the most a console makes the server write.
 
 A browser setup may say where Chromium runs: `console@1` on core 1, `console@0:idle`
-on core 0 under SCHED_IDLE (`chrt --idle 0`: it gets only CPU no other task wants;
-every Chromium process inherits it). Without them it runs on the generator's core at
-normal priority. The server runs on --server-core, the generator (and this script) on
+on core 0 under SCHED_IDLE (`chrt --idle 0`: it gets only CPU no other task wants).
+Chromium starts at normal priority (a browser under SCHED_IDLE on a busy machine may
+never get to open its page) and every one of its processes and threads is put under
+SCHED_IDLE once the page is open, before the bench; processes it starts later inherit
+it. Without them it runs on the generator's core at normal priority. The server runs on --server-core, the generator (and this script) on
 --generator-core.
 
 Every run records the bench's figures (p50, p99, p99.9, server CPU per ping, the
@@ -229,10 +231,9 @@ async def browser_run(mockchat, port, server, setup, args, out, report_path):
     """A bench run with Chromium open: on the console page (`console`), on the console with
     --alt-page-js's script (`altconsole`), or on about:blank (`blank`)."""
     name, core, idle = parse_setup(setup, args.generator_core)
-    prefix = ["taskset", "-c", str(core)] + (["chrt", "--idle", "0"] if idle else [])
     url = f"http://127.0.0.1:{port}/console" if name == "console" else "about:blank"
     browser, page_url = start_chromium(free_port(), tempfile.mkdtemp(), os.path.join(out, "chromium.log"),
-                                       ["--window-size=1400,900"], url, prefix=prefix)
+                                       ["--window-size=1400,900"], url, prefix=["taskset", "-c", str(core)])
     stats = {}
     try:
         async with DevTools(page_url) as page:
@@ -241,6 +242,10 @@ async def browser_run(mockchat, port, server, setup, args, out, report_path):
                     await open_with_script(page, f"http://127.0.0.1:{port}/console", f.read())
             if name != "blank":
                 await page.until("document.getElementById('stream-status')?.textContent === 'live'", "a live stream")
+            if idle:
+                for pid in process_tree(browser.pid):
+                    subprocess.run(["chrt", "--all-tasks", "--idle", "-p", "0", str(pid)], check=False,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             before = browser_cpu(browser.pid)
             report = bench(mockchat, port, server.pid, args, report_path)
             after = browser_cpu(browser.pid)
