@@ -45,7 +45,7 @@ final class ConsoleStream {
         let newest = trace.lastSequence
         guard newest > sent else { return false }
         guard connection.queuedWriteBytes < Self.writeBound else {
-            // The drain callback flushes again; until then nothing more is queued.
+            // The drained queue arms the tick again; until then nothing more is queued.
             return false
         }
         var bytes: [UInt8] = []
