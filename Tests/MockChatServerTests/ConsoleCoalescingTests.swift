@@ -60,9 +60,7 @@ struct ConsoleCoalescingTests {
 
     /// Records a ping from connection `c` and its pong, as the server traces them.
     func pingAndPong(_ f: ServerFixture, id: Int64, on c: Int) {
-        let connection = ConnectionID(c)
-        let ping = Array(#"{"id":\#(id),"op":"ping"}"#.utf8)
-        ping.withUnsafeBytes { f.server.trace.record(.in, time: f.now, connection: connection, uid: "u\(c)", deviceId: "d\(c)", frameText: $0) }
+        lonePing(f, id: id, on: c)
         lonePong(f, id: id, on: c)
     }
 
