@@ -71,7 +71,7 @@ struct SilenceTests {
         #expect(entries.map(\.kind).filter { $0 != .fault } == [.in, .out, .close])
         #expect(entries.first { $0.kind == .in }?.frame?["op"] == "ping")
         #expect(alice.closeInfo?.sent == 1000 && alice.closeInfo?.received == 1000, "\(String(describing: alice.closeInfo))")
-        _ = ping
+        #expect(alice.reply(to: ping) != nil, "the held ping's reply reaches alice before the answer to her close")
         let offline = bob.presence.filter { $0.event == "user.offline" && $0.user.uid == "alice" }
         #expect(offline.count == 1 && offline.first?.user.lastActiveAt == liftedAt.seconds)
     }

@@ -95,6 +95,8 @@ public final class WebSocket {
     var slowClose = SlowCloseState()
     /// Under latency, the end offsets of the text messages that may not have crossed.
     private var messageEnds: [Int] = []
+    /// The peer's bytes from a close frame that arrived while the connection was silent.
+    private var heldInput: [UInt8]?
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
     public init(connection: TCPConnection, role: Role, configuration: Configuration = .init(),
@@ -199,11 +201,35 @@ public final class WebSocket {
         wslay_event_shutdown_write(context)
     }
 
-    /// Offers bytes read from the socket to wslay.
+    /// Offers bytes read from the socket to wslay. While the connection is silent, the
+    /// peer's close frame and what follows it wait for ``releaseHeldInput()``.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
-        guard let context, !isFinished, !abandoned else { return }
+        guard context != nil, !isFinished, !abandoned else { return }
+        if heldInput != nil {
+            heldInput?.append(contentsOf: bytes)
+            return
+        }
         let oversized = refusal == nil
             && headers.scan(bytes, limit: UInt64(configuration.maxMessageBytes))
+        if let start = headers.closeFrameStart, !oversized, refusal == nil, connection.isSilenced {
+            heldInput = Array(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+            consume(UnsafeRawBufferPointer(rebasing: bytes[..<start]), oversized: false)
+            return
+        }
+        consume(bytes, oversized: oversized)
+    }
+
+    /// Offers wslay what ``feed(_:)`` held back under a silence. The owner calls it when
+    /// the silence lifts, once it has handled the messages that came before the close, so
+    /// that their answers leave before the answer to the close.
+    public func releaseHeldInput() {
+        guard let held = heldInput else { return }
+        heldInput = nil
+        held.withUnsafeBytes { consume($0, oversized: false) }
+    }
+
+    private func consume(_ bytes: UnsafeRawBufferPointer, oversized: Bool) {
+        guard let context, !bytes.isEmpty else { return }
         input = bytes
         let status = wslay_event_recv(context)
         input = nil
@@ -425,10 +451,16 @@ struct FrameHeaderWatch {
     /// Payload announced so far for the data message being received.
     private var messageBytes: UInt64 = 0
 
+    /// Where the first close frame's header starts in the bytes last scanned (0 when it
+    /// began in an earlier read); nil when they hold none.
+    private(set) var closeFrameStart: Int?
+
     /// Scans `bytes`; returns true, and stops, at a data frame header that takes its
     /// message over `limit` bytes.
     mutating func scan(_ bytes: UnsafeRawBufferPointer, limit: UInt64) -> Bool {
+        closeFrameStart = nil
         var index = 0
+        var partialStart = 0
         while index < bytes.count {
             if payloadLeft > 0 {
                 let skipped = min(payloadLeft, UInt64(bytes.count - index))
@@ -437,15 +469,18 @@ struct FrameHeaderWatch {
                 continue
             }
             let frame: (opcode: UInt8, length: UInt64, size: Int)
+            let start: Int
             if header.isEmpty, let whole = Self.header(in: UnsafeRawBufferPointer(rebasing: bytes[index...])) {
                 // The usual case: the whole header is in this read, nothing is copied.
-                frame = whole
+                (frame, start) = (whole, index)
                 index += whole.size
             } else {
+                if header.isEmpty { partialStart = index }
                 header.append(bytes[index])
                 index += 1
                 guard let whole = Self.header(in: header) else { continue }
-                frame = whole
+                (frame, start) = (whole, partialStart)
+                partialStart = 0
                 header.removeAll(keepingCapacity: true)
             }
             payloadLeft = frame.length
@@ -454,7 +489,10 @@ struct FrameHeaderWatch {
                 let (sum, overflow) = messageBytes.addingReportingOverflow(frame.length)
                 messageBytes = overflow ? .max : sum
             case 1, 2: messageBytes = frame.length
-            default: continue  // control and reserved opcodes: wslay's business
+            case 8:
+                if closeFrameStart == nil { closeFrameStart = start }
+                continue
+            default: continue  // other control and reserved opcodes: wslay's business
             }
             if messageBytes > limit { return true }
         }

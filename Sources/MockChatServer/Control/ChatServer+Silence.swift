@@ -140,6 +140,8 @@ extension ChatServer {
         for frame in session.backlog where self.socket(id) != nil {
             frame.withUnsafeBytes { process($0, ping: nil, from: id) }
         }
+        // The client's close, if it came, after the answers to what it sent before it.
+        socket.releaseHeldInput()
         socket.connection.endSilence(release: true)
     }
 }
