@@ -592,7 +592,7 @@
 
   // For tests and measurements: what the page holds, and one synchronous render.
   window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal,
-    coalesced: () => coalescedTotal, renderNow: render };
+    coalesced: () => coalescedTotal, renderNow: render, layoutNow: () => layout(true) };
   refresh();
   loadHistory().then(stream, (error) => {
     $("stream-status").textContent = "history refused: " + error.message;

@@ -199,14 +199,17 @@ def screenshot_shows_data(path):
         f"{width}x{height}, {len(colours)} colours, missing {missing or 'nothing'}"
 
 
-# Scrolls the timeline to the first routine row (pings and pongs the server coalesced
-# under load) and clicks it; returns what the row said and the record's numbers.
+# Scrolls the timeline to the newest routine row (pings and pongs the server coalesced
+# under load) and clicks it; returns what the row said and the record's numbers. The
+# newest, because on a fast machine the load outruns the trace's capacity and the
+# oldest rows' ranges have left it (the page then says so, which is not this check).
 CLICK_ROUTINE = """(() => {
   const c = window.mockchatConsole, timeline = document.getElementById('timeline');
-  const index = c.entries.findIndex((r) => r.kind === 'routine' && !r.state);
+  const index = c.entries.findLastIndex((r) => r.kind === 'routine' && !r.state);
   if (index < 0) return null;
   const row = c.entries[index];
   document.querySelector('#filters input[name="follow"]').checked = false;
+  c.layoutNow();  // the list sized to every row received, which a live page does on its own tick
   timeline.scrollTop = index * 20;
   c.renderNow();
   const element = document.querySelector(`#rows .row[data-index="${index}"]`);
@@ -229,9 +232,10 @@ async def expand_a_routine_row(page, kept):
       const row = c.entries.find((r) => r.kind === 'routine' && r.from <= to && r.to >= from);
       if (row) return row.state === 'gone' ? {{gone: row}} : null;
       const rows = c.entries.filter((r) => r.seq >= from && r.seq <= to);
-      const drawn = document.querySelector(`#rows .row[data-index="{record['index']}"]`);
+      c.renderNow();
+      const drawn = [...document.querySelectorAll('#rows .row')].map((e) => e.textContent).find((t) => /ping|pong/.test(t));
       return {{seqs: rows.map((r) => r.seq), kinds: [...new Set(rows.map((r) => r.kind))].sort(),
-               connections: new Set(rows.map((r) => r.conn)).size, drawn: drawn && drawn.textContent}};
+               connections: new Set(rows.map((r) => r.conn)).size, drawn}};
     }})()"""
     try:
         expanded = await page.until(check, "the clicked routine row replaced by its entries")
@@ -249,7 +253,8 @@ async def expand_a_routine_row(page, kept):
          exact and "pings and pongs on" in record["text"] and re.search("ping|pong", expanded["drawn"] or ""),
          f"row '{record['text'].strip()[:90]}': seq {record['from']}-{record['to']}, {record['count']} entries on "
          f"{expanded['connections']} connections loaded; {record['records']} routine rows held "
-         f"{record['coalesced']} of the load's entries, the page {record['entries']} rows")
+         f"{record['coalesced']} of the load's entries, the page {record['entries']} rows; exact: {exact}, "
+         f"drawn: {str(expanded['drawn'])[:80]}")
 
 
 async def session():
