@@ -24,6 +24,10 @@ public enum ServerMessage: Sendable, Equatable {
         .result(id: id, JSONObject([("pong", true), ("serverTime", .double(serverTime))]))
     }
 
+    /// A compact pong's text before its id, and between its id and its `serverTime`.
+    private static var pongHead: StaticString { #"{"id":"# }
+    private static var pongMiddle: StaticString { #","result":{"pong":true,"serverTime":"# }
+
     /// Appends the bytes of `pong(id: .integer(id), serverTime:)`'s frame to `buffer`
     /// without building its JSON: the same bytes as ``bytes`` gives for that message.
     public static func writePong(id: Int64, serverTime: Double, into buffer: inout [UInt8]) {
@@ -36,9 +40,9 @@ public enum ServerMessage: Sendable, Equatable {
         func append(_ text: StaticString) {
             buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
-        append(#"{"id":"#)
+        append(pongHead)
         JSONValue.writeInteger(id, into: &buffer)
-        append(#","result":{"pong":true,"serverTime":"#)
+        append(pongMiddle)
         buffer.append(contentsOf: serverTimeText)
         append("}}")
     }
@@ -47,7 +51,7 @@ public enum ServerMessage: Sendable, Equatable {
     /// `{"id":N,"result":{"pong":true,"serverTime":T}}`, `N` an integer and `T` a
     /// number, nothing else. Recognised without a JSON tree.
     public static func isCompactPong(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let head: StaticString = #"{"id":"#, middle: StaticString = #","result":{"pong":true,"serverTime":"#
+        let (head, middle) = (pongHead, pongMiddle)
         guard bytes.count > head.utf8CodeUnitCount + middle.utf8CodeUnitCount + 3,
               bytes.starts(with: UnsafeBufferPointer(start: head.utf8Start, count: head.utf8CodeUnitCount)),
               bytes[bytes.count - 2] == UInt8(ascii: "}"), bytes[bytes.count - 1] == UInt8(ascii: "}") else { return false }

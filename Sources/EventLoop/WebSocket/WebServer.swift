@@ -48,10 +48,10 @@ public final class WebServer {
         /// Sets the connection's latency (``TCPConnection/latencyMs``), before the answer.
         public let setLatency: (Int64?) -> Void
         /// The client's TCP port, which its side of a settle names (0 when unknown).
-        public var peerPort = 0
+        public let peerPort: Int
         /// Whether the client has given up: its end of stream or reset came while held
         /// (or the connection is gone). Its port may then be reused by another socket.
-        public var peerGone: () -> Bool = { true }
+        public let peerGone: () -> Bool
     }
 
     public let loop: EventLoop

@@ -95,7 +95,9 @@ public final class WebSocket {
     var slowClose = SlowCloseState()
     /// Under latency, the end offsets of the text messages that may not have crossed.
     private var messageEnds: [Int] = []
-    /// The peer's bytes from a close frame that arrived while the connection was silent.
+    /// Whether the socket is silent (``silence()``).
+    private var isSilent = false
+    /// The peer's bytes from a close frame that arrived while the socket was silent.
     private var heldInput: [UInt8]?
 
     /// Wraps an upgraded connection; `initialBytes` are those that followed the handshake.
@@ -201,8 +203,9 @@ public final class WebSocket {
         wslay_event_shutdown_write(context)
     }
 
-    /// Offers bytes read from the socket to wslay. While the connection is silent, the
-    /// peer's close frame and what follows it wait for ``releaseHeldInput()``.
+    /// Offers bytes read from the socket to wslay. While the socket is silent
+    /// (``silence()``), the peer's close frame and what follows it wait for the silence's
+    /// end.
     public func feed(_ bytes: UnsafeRawBufferPointer) {
         guard context != nil, !isFinished, !abandoned else { return }
         if heldInput != nil {
@@ -211,7 +214,7 @@ public final class WebSocket {
         }
         let oversized = refusal == nil
             && headers.scan(bytes, limit: UInt64(configuration.maxMessageBytes))
-        if let start = headers.closeFrameStart, !oversized, refusal == nil, connection.isSilenced {
+        if let start = headers.closeFrameStart, !oversized, refusal == nil, isSilent {
             heldInput = Array(UnsafeRawBufferPointer(rebasing: bytes[start...]))
             consume(UnsafeRawBufferPointer(rebasing: bytes[..<start]), oversized: false)
             return
@@ -219,13 +222,25 @@ public final class WebSocket {
         consume(bytes, oversized: oversized)
     }
 
-    /// Offers wslay what ``feed(_:)`` held back under a silence. The owner calls it when
-    /// the silence lifts, once it has handled the messages that came before the close, so
-    /// that their answers leave before the answer to the close.
-    public func releaseHeldInput() {
-        guard let held = heldInput else { return }
+    /// Makes the socket silent in both directions (``TCPConnection/silence()``). A close
+    /// frame from the peer meanwhile is not handled until ``endSilence(release:)``.
+    public func silence() {
+        connection.silence()
+        isSilent = connection.isSilenced
+    }
+
+    /// Ends the silence. With `release`, the peer's close that came meanwhile (and what
+    /// followed it) is handled first, so that its answer leaves after what the owner sent
+    /// for the frames before it, then what the connection held is applied in order
+    /// (``TCPConnection/endSilence(release:)``). Without, both are forgotten.
+    public func endSilence(release: Bool) {
+        isSilent = false
+        let held = heldInput
         heldInput = nil
-        held.withUnsafeBytes { consume($0, oversized: false) }
+        if release, let held, !isFinished, !abandoned {
+            held.withUnsafeBytes { consume($0, oversized: false) }
+        }
+        connection.endSilence(release: release)
     }
 
     private func consume(_ bytes: UnsafeRawBufferPointer, oversized: Bool) {

@@ -158,11 +158,11 @@ final class ConsoleStreams {
         queueFlush()
     }
 
-    /// Ends every stream (server shutdown).
+    /// Ends every stream (server shutdown); the loop's shutdown closes the tick's handle.
     func closeAll() {
+        trace.onKeep = nil
+        tick?.stop()
         for stream in streams.values { stream.connection.closeAfterWrites() }
-        tick?.close()
-        tick = nil
     }
 
     /// The trace calls back only while a console is open, so no console costs nothing.

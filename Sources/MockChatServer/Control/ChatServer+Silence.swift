@@ -117,7 +117,7 @@ extension ChatServer {
 
     private func silence(_ id: ConnectionID, under rule: FaultPlan.Silence) {
         guard let socket = socket(id), silent.sessions[id] == nil, !stalled.contains(id) else { return }
-        socket.connection.silence()
+        socket.silence()
         silent.sessions[id] = SilentSessions.Session(rule: rule, sentBefore: socket.textMessagesSent)
         let label = tracedLabel(id)
         trace.record(.fault, time: loop.clock.now, connection: id, uid: label?.uid, deviceId: label?.deviceId,
@@ -131,7 +131,7 @@ extension ChatServer {
             trace.record(.fault, time: loop.clock.now, connection: id,
                          text: "silence lifted: the server had closed it (\(code)), connection reset")
             silent.abandoned.insert(id)
-            socket.connection.endSilence(release: false)
+            socket.endSilence(release: false)
             socket.drop(reset: true)
             return
         }
@@ -140,8 +140,7 @@ extension ChatServer {
         for frame in session.backlog where self.socket(id) != nil {
             frame.withUnsafeBytes { process($0, ping: nil, from: id) }
         }
-        // The client's close, if it came, after the answers to what it sent before it.
-        socket.releaseHeldInput()
-        socket.connection.endSilence(release: true)
+        // Then the client's close, if it came, after the answers to what it sent before it.
+        socket.endSilence(release: true)
     }
 }

@@ -238,7 +238,7 @@ extension SDKClient {
         // connection.close-deadline: a close frame the server does not answer within
         // closeTimeout ends the connection; a complete closing handshake ends it at once.
         var configuration = WebSocket.Configuration()
-        configuration.closeTimeout = Int64((profile.closeTimeout * 1000).rounded())
+        configuration.closeTimeout = Profile.milliseconds(profile.closeTimeout)
         opening = WebSocketClient.connect(on: loop, to: server, path: path, seed: seed,
                                           configuration: configuration) { [weak self] result in
             guard let self, self.generation == current else {
