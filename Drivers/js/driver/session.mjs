@@ -221,7 +221,7 @@ export class Driver {
     }
     if (DEVICE_EVENTS.includes(command)) {
       const value = readDeviceEvent(command, args, (message) => new DriverError('bad-arguments', message));
-      performDeviceEvent(slot, command, value, this.environment, args);
+      performDeviceEvent(slot, command, value, this.environment);
       await session.settle();
       return { ok: true };
     }

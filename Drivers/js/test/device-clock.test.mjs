@@ -43,10 +43,11 @@ test('throttling coalesces timers to the period until it ends', () => {
 
 test('device events refuse bad args by name', () => {
   const bad = (message) => new Error(message);
-  assert.equal(readDeviceEvent('dns', { fail: 3 }, bad), 3);
-  assert.equal(readDeviceEvent('dns', { fail: true }, bad), null);
-  assert.equal(readDeviceEvent('dns', { fail: false }, bad), 0);
-  assert.equal(readDeviceEvent('dns', { fail: 2, error: 'temporary' }, bad), 2);
+  assert.deepEqual(readDeviceEvent('dns', { fail: 3 }, bad), { attempts: 3, error: 'notFound' });
+  assert.deepEqual(readDeviceEvent('dns', { fail: true }, bad), { attempts: null, error: 'notFound' });
+  assert.deepEqual(readDeviceEvent('dns', { fail: false }, bad), { attempts: 0, error: 'notFound' });
+  assert.deepEqual(readDeviceEvent('dns', { fail: 2, error: 'temporary' }, bad), { attempts: 2, error: 'temporary' });
+  assert.equal(readDeviceEvent('sleep', { ms: 5 }, bad), 5);
   assert.throws(() => readDeviceEvent('dns', { fail: 2, error: 'EAI_AGAIN' }, bad), /dns needs 'error': one of notFound, temporary/);
   assert.throws(() => readDeviceEvent('dns', { fail: 2, host: 'x' }, bad), /dns takes no 'host', only 'fail' and 'error'/);
   assert.throws(() => readDeviceEvent('sleep', { ms: 0 }, bad), /sleep needs 'ms': an integer from 1 to 86400000/);
