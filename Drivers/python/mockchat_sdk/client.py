@@ -298,26 +298,35 @@ class ChatClient:
         if error is not None:
             return _done(error=error)
         reply = self._socket.request(op, **fields)
-        return reply if "no-call-deadline" in self.bugs else self._with_deadline(reply)
+        return reply if "no-call-deadline" in self.bugs else self._with_deadline(self._socket, reply)
 
-    def _with_deadline(self, reply: asyncio.Future) -> asyncio.Future:
+    def _with_deadline(self, socket: V1Socket, reply: asyncio.Future) -> asyncio.Future:
         """calls.reply-deadline: a reply missing for callTimeout fails the call with
-        ERR_WEBSOCKET_ERROR, on the SDK's clock; the connection is left to the keep-alive (D16)."""
+        ERR_WEBSOCKET_ERROR, on the SDK's clock; the connection is left to the keep-alive (D16).
+        The socket forgets the request then, so a late reply, or the socket's end, finds
+        nothing waiting."""
         target = asyncio.get_running_loop().create_future()
 
         def expire() -> None:
+            if reply.done():
+                return                        # answered in time: relay hands it on
+            socket.forget(reply)
+            reply.cancel()
             if not target.done():
                 target.set_exception(ChatError(errors.WEBSOCKET_ERROR, "No reply to the call"))
         deadline = self.clock.call_later(self.profile.call_timeout, expire)
 
         def relay(done: asyncio.Future) -> None:
             deadline.cancel()
+            if done.cancelled():
+                if not target.done():
+                    target.cancel()
+                return
+            failure = done.exception()        # read even when the app gave up on the call
             if target.done():
                 return
-            if done.cancelled():
-                target.cancel()
-            elif done.exception() is not None:
-                target.set_exception(done.exception())
+            if failure is not None:
+                target.set_exception(failure)
             else:
                 target.set_result(done.result())
         reply.add_done_callback(relay)

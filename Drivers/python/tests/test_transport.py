@@ -2,11 +2,15 @@
 
 import asyncio
 import base64
+import gc
 import hashlib
 import struct
 from typing import Optional
 
+from mockchat_sdk import errors
+from mockchat_sdk.client import ChatClient
 from mockchat_sdk.clock import VirtualClock
+from mockchat_sdk.profile import PROFILES
 from mockchat_sdk.transport import Device, V1Socket
 
 WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -14,7 +18,7 @@ WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 class ClosingServer:
     """Accepts one WebSocket and, with a `code`, sends a close frame with it; reads the
-    client's close frame, then notes when the client ends the TCP stream, and ends its own
+    client's first frame (its close frame, or a request it never answers), then notes when the client ends the TCP stream, and ends its own
     side only when `release` is set: a server whose end of the stream lingers (or, without
     a code, one that never answers a close)."""
 
@@ -89,6 +93,35 @@ def test_a_close_the_server_never_answers_ends_at_the_deadline_on_the_sdks_clock
         await asyncio.wait_for(server.client_ended.wait(), timeout=5)
         await device.settle()
         assert device.sockets == [] and ended == [sock] and clock.next_deadline() is None
+        server.release.set()
+        server.server.close()
+    asyncio.run(run())
+
+
+def test_a_call_past_its_deadline_is_forgotten_by_the_socket():
+    """calls.reply-deadline: once the call failed at callTimeout, its request leaves the
+    socket's waiting table, so the socket's later end fails nothing that no one reads
+    (asyncio would log "Future exception was never retrieved")."""
+    async def run():
+        unread = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unread.append(context["message"]))
+        server = ClosingServer(None)           # reads the request and never answers
+        url = await server.start()
+        clock, device = VirtualClock(), Device()
+        sock = V1Socket(device, url, on_event=lambda *_: None, on_closed=lambda _: None)
+        await sock.open()
+        client = ChatClient(device, clock, url, "key", PROFILES["cometchat-ios"])
+        call = client._with_deadline(sock, sock.request("users.get", uid="bob"))
+        await asyncio.wait_for(server.client_closed.wait(), timeout=5)
+        await device.settle()
+        clock.advance_to(clock.now_ms() + 10_000)
+        await device.settle()
+        assert call.exception().code == errors.WEBSOCKET_ERROR
+        assert sock._waiting == {}, "the socket still waits for the reply"
+        sock.abort()
+        await device.settle()
+        gc.collect()
+        assert unread == []
         server.release.set()
         server.server.close()
     asyncio.run(run())
