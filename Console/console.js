@@ -365,34 +365,33 @@
     row.state = "loading";
     queueRender();
     const loaded = [];
-    let since = row.from - 1;
-    while (since < row.to) {
-      const limit = Math.min(20000, row.to - since);
-      const response = await fetch(`/control/trace?since=${since}&limit=${limit}`, { headers: headers(false), cache: "no-store" });
-      if (!response.ok) {
-        row.state = "";
-        $("detail").textContent = `GET /control/trace: ${response.status} ${await response.text()}`;
-        return queueRender();
+    try {
+      let since = row.from - 1;
+      while (since < row.to) {
+        const limit = Math.min(HISTORY_PAGE, row.to - since);
+        const lines = await historyPage(since, limit);
+        for (const line of lines) {
+          const e = JSON.parse(line);
+          if (e.seq >= row.from && e.seq <= row.to) loaded.push(entryRow(e, line));
+          since = Math.max(since, e.seq);
+        }
+        if (lines.length < limit) break;
       }
-      const lines = (await response.text()).split("\n").filter((l) => l);
-      for (const line of lines) {
-        const e = JSON.parse(line);
-        if (e.seq >= row.from && e.seq <= row.to) loaded.push(entryRow(e, line));
-        since = Math.max(since, e.seq);
-      }
-      if (lines.length < limit) break;
+    } catch (error) {
+      row.state = "";
+      $("detail").textContent = `could not expand seq ${row.from} to ${row.to}: ${error.message}`;
+      return queueRender();
     }
     const index = entries.indexOf(row);
     if (index < 0) return; // let go meanwhile
-    const replacement = loaded;
     if (loaded.length < row.count) {
       // The oldest part of the range has left the trace (its capacity, or a reset).
       row.state = "gone";
       row.count -= loaded.length;
       if (loaded.length) row.to = loaded[0].seq - 1;
-      replacement.unshift(row);
+      loaded.unshift(row);
     }
-    entries.splice(index, 1, ...replacement);
+    entries.splice(index, 1, ...loaded);
     refilter();
   }
 
@@ -558,16 +557,24 @@
   });
 
   // ---- feeding the timeline: history by pages, then the live stream ----
+  const HISTORY_PAGE = 20000;
+
+  /** The lines of one page of the trace's history: up to `limit` entries after seq
+   *  `since`. Throws when the server refuses, with its status and reason. */
+  async function historyPage(since, limit) {
+    const response = await fetch(`/control/trace?since=${since}&limit=${limit}`, { headers: headers(false), cache: "no-store" });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`GET /control/trace: ${response.status} ${text}`);
+    return text.split("\n").filter((l) => l);
+  }
+
   async function loadHistory() {
     for (;;) {
-      const response = await fetch(`/control/trace?since=${lastSeq}&limit=20000`, { headers: headers(false), cache: "no-store" });
-      if (!response.ok) throw new Error(`GET /control/trace: ${response.status}`);
-      const text = await response.text();
-      const lines = text.split("\n").filter((l) => l);
+      const lines = await historyPage(lastSeq, HISTORY_PAGE);
       for (const line of lines) addLine(line);
       trimEntries();
       queueLayout();
-      if (lines.length < 20000) return;
+      if (lines.length < HISTORY_PAGE) return;
     }
   }
 

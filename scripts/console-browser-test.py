@@ -10,7 +10,8 @@ protocol (docs/CONSOLE.md) through one session, with real clients on real socket
  5. "save as scenario" downloads a file that `mockchat test` passes;
  6. a screenshot of the page (taken with the data of steps 1-3) is checked;
  7. a ping load reaches the live page as routine rows (its pings and pongs coalesced
-    by the server), one of which expands on a click to exactly its entries; the trace
+    by the server); one whose history page fails can be clicked again and the page says
+    why, and one of them expands on a click to exactly its entries; the trace
     of the load (over 100,000 entries) then loads into the reloaded page, which
     scrolls and searches it rendering only the rows in view;
  8. a page of another origin cannot read or drive the console or the control API,
@@ -220,10 +221,44 @@ CLICK_ROUTINE = """(() => {
 })()"""
 
 
+# The page's next read of the trace's history fails as a lost network fails a fetch.
+FAIL_NEXT_HISTORY_PAGE = """(() => {
+  const real = window.fetch;
+  window.fetch = (url, options) => {
+    if (!String(url).startsWith('/control/trace')) return real(url, options);
+    window.fetch = real;
+    return Promise.reject(new TypeError('the network is down'));
+  };
+})()"""
+
+
+async def expand_after_a_failed_page(page):
+    """7a. A routine row whose history page fails goes back to a row that a click expands,
+    and the detail pane says why; returns False when the row was left loading."""
+    await page.eval(FAIL_NEXT_HISTORY_PAGE)
+    record = await page.eval(CLICK_ROUTINE)
+    if not record:
+        return step("the load's pings and pongs arrive as routine rows", False, "no routine row in the page")
+    check = f"""(() => {{
+      const row = window.mockchatConsole.entries.find((r) => r.kind === 'routine' && r.from === {record['from']});
+      const detail = document.getElementById('detail').textContent;
+      return row && row.state === '' && detail.includes('the network is down') ? detail : null;
+    }})()"""
+    try:
+        detail = await page.until(check, "the row ready again and the failure in the detail pane")
+    except TimeoutError:
+        state = await page.eval(f"""JSON.stringify(window.mockchatConsole.entries.find((r) => r.from === {record['from']}))
+            + ' ' + document.getElementById('detail').textContent.slice(0, 300)""")
+        return step("a routine row whose history page fails can be clicked again", False, f"after the failure: {state}")
+    return step("a routine row whose history page fails can be clicked again", True, f"the detail pane: {detail[:120]}")
+
+
 async def expand_a_routine_row(page, kept):
-    """7a. The ping load reached the page live, its pings and pongs as routine rows: one
+    """7b. The ping load reached the page live, its pings and pongs as routine rows: one
     clicked expands to exactly its entries, read back from the trace's history."""
     await page.until(f"window.mockchatConsole.lastSeq() >= {kept}", "the live stream reaching the load's end", deadline=60)
+    if not await expand_after_a_failed_page(page):
+        return
     record = await page.eval(CLICK_ROUTINE)
     if not step("the load's pings and pongs arrive as routine rows", bool(record), "" if record else "no routine row in the page"):
         return
