@@ -55,8 +55,9 @@ class ClosingServer:
 
 
 def test_a_complete_closing_handshake_ends_the_socket_without_waiting_for_the_servers_fin():
-    """transport.close-does-not-wait: once both close frames crossed, the SDK ends the TCP
-    connection itself, and a settle does not wait for a server that lingers."""
+    """transport.close-does-not-wait: once both close frames crossed, here of a close the
+    server began, the SDK ends the TCP connection itself, and a settle does not wait for a
+    server that lingers."""
     async def run():
         server = ClosingServer(4001)
         url = await server.start()
