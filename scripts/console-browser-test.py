@@ -232,6 +232,12 @@ FAIL_NEXT_HISTORY_PAGE = """(() => {
 })()"""
 
 
+async def row_and_detail(page, record):
+    """The clicked routine row as the page holds it now, and what the detail pane says."""
+    return await page.eval(f"""JSON.stringify(window.mockchatConsole.entries.find((r) => r.from === {record['from']}))
+        + ' ' + document.getElementById('detail').textContent.slice(0, 300)""")
+
+
 async def expand_after_a_failed_page(page):
     """7a. A routine row whose history page fails goes back to a row that a click expands,
     and the detail pane says why; returns False when the row was left loading."""
@@ -247,8 +253,7 @@ async def expand_after_a_failed_page(page):
     try:
         detail = await page.until(check, "the row ready again and the failure in the detail pane")
     except TimeoutError:
-        state = await page.eval(f"""JSON.stringify(window.mockchatConsole.entries.find((r) => r.from === {record['from']}))
-            + ' ' + document.getElementById('detail').textContent.slice(0, 300)""")
+        state = await row_and_detail(page, record)
         return step("a routine row whose history page fails can be clicked again", False, f"after the failure: {state}")
     return step("a routine row whose history page fails can be clicked again", True, f"the detail pane: {detail[:120]}")
 
@@ -275,8 +280,7 @@ async def expand_a_routine_row(page, kept):
     try:
         expanded = await page.until(check, "the clicked routine row replaced by its entries")
     except TimeoutError:
-        state = await page.eval(f"""JSON.stringify(window.mockchatConsole.entries.find((r) => r.from === {record['from']}))
-            + ' ' + document.getElementById('detail').textContent.slice(0, 300)""")
+        state = await row_and_detail(page, record)
         step("a routine row expands on a click to exactly its entries", False, f"the row stayed: {state}")
         return
     if "gone" in expanded:
