@@ -14,14 +14,15 @@ expectation (to see a row fail); `--only` runs the rows whose name contains WORD
 
 A time is the clock reading, in ms after the action, at which the client first had
 it: the clock is advanced to each step in turn, so `+500 ms` means absent at +499,
-present at +500. The rows are in fault_rows_*.py, the client and server in fault_peer.py.
+present at +500. The rows are in fault_rows_*.py, the client and the clocked
+server in fault_peer.py (the process itself in mockchat_server.py).
 """
 import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fault_peer import ROWS, Clocked, load_server_class  # noqa: E402
+from fault_peer import ROWS, Clocked  # noqa: E402
 import fault_rows_link, fault_rows_connection, fault_rows_input  # noqa: E402,F401 (they register the rows)
 
 
@@ -31,7 +32,6 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--expect", action="append", default=[], help="ROW=TEXT: replaces a row's expectation")
     args = parser.parse_args()
-    server_class = load_server_class(args.binary)
     overrides = dict(item.split("=", 1) for item in args.expect)
     unknown = set(overrides) - {name for name, _, _ in ROWS}
     if unknown:
@@ -42,7 +42,7 @@ def main():
     for name, body, function in ROWS:
         if args.only not in name:
             continue
-        clock = Clocked(server_class)
+        clock = Clocked(args.binary)
         try:
             measured, expected, *figure = function(clock)
         except Exception as error:  # a row that cannot finish is a failed row, named

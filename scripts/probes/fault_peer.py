@@ -8,7 +8,6 @@ connection is seen as it is on the wire: a reset (ECONNRESET), an end of stream 
 a close frame and its code, or nothing. Times are on the server's virtual clock: a row
 advances it step by step and looks at what arrived after each step.
 """
-import importlib.util
 import json
 import os
 import select
@@ -24,6 +23,7 @@ from websockets.uri import parse_uri
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from chat_wire import login as login_frame, request  # noqa: E402
+from mockchat_server import Server  # noqa: E402
 
 # How long (real time) a step waits for bytes that should not come: the server has
 # written everything a step causes before it answers the control request that made the
@@ -35,26 +35,12 @@ WAIT = 5.0
 SETTLE = 1.0
 
 
-def load_server_class(binary):
-    """robustness-probe.py's Server (a `mockchat serve` on a free port, stopped with
-    SIGTERM, `control()` giving the status and text), for `binary`."""
-    spec = importlib.util.spec_from_file_location("robustness_probe", os.path.join(HERE, "robustness-probe.py"))
-    module = importlib.util.module_from_spec(spec)
-    argv = sys.argv
-    sys.argv = [argv[0], binary]
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.argv = argv
-    return module.Server
-
-
 class Clocked:
     """A server on the virtual clock, with times counted from a mark in milliseconds."""
 
-    def __init__(self, server_class):
-        self.server_class = server_class
-        self.server = server_class("--clock", "virtual")
+    def __init__(self, binary):
+        self.binary = binary
+        self.server = Server(binary, "--clock", "virtual")
         self.port = self.server.port
         self.base = 0
         self.offset = 0
@@ -101,7 +87,7 @@ class Clocked:
 
     def another(self):
         """A second fresh server of the same binary."""
-        return Clocked(self.server_class)
+        return Clocked(self.binary)
 
     def stop(self):
         self.server.stop()

@@ -6,7 +6,7 @@ figure of each (docs/ROBUSTNESS.md, "Issue 26 reproductions, rerun").
 Usage: scripts/probes/reproductions.py [MOCKCHAT_BINARY] [--skip-cluster | --only-smaller]
 (`make robustness-probe`; a few minutes: the Redis outages alone take 36 s and more.)
 """
-import asyncio, http.client, importlib.util, json, os, re, signal, subprocess, sys, tempfile, time
+import asyncio, http.client, json, os, re, signal, subprocess, sys, tempfile, time
 
 import websockets
 
@@ -15,12 +15,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from chat_wire import close_code, free_port, login as login_frame, open_socket, request  # noqa: E402
 
-spec = importlib.util.spec_from_file_location("robustness_probe", os.path.join(HERE, "robustness-probe.py"))
-probe = importlib.util.module_from_spec(spec)
-sys.argv, argv = sys.argv[:1] + [a for a in sys.argv[1:] if not a.startswith("--")], sys.argv
-spec.loader.exec_module(probe)  # its Server: a `mockchat serve` on a free port, stopped with SIGTERM
-Server = probe.Server
-BINARY = probe.BINARY
+from mockchat_server import Server  # noqa: E402
+
+argv = sys.argv
+BINARY = next((a for a in argv[1:] if not a.startswith("--")), ".build/debug/mockchat")
 rows = []
 
 
@@ -53,7 +51,7 @@ def cluster_outages():
 
 async def clock_bodies():
     """2. Control bodies of 1e308 (and 1e16, -1e308, 1e17) to a virtual-clock server."""
-    server = Server("--clock", "virtual")
+    server = Server(BINARY, "--clock", "virtual")
     ws = await logged_in(server, "alice", "a")
     bodies = [("/control/clock/advance", {"seconds": 1e308}), ("/control/clock/advance", {"seconds": 1e16}),
               ("/control/clock/advance", {"seconds": -1e308}), ("/control/reset", {"clock": 1e308}),
@@ -70,7 +68,7 @@ async def clock_bodies():
 
 def rebind_host():
     """3. Host and Origin of 127.0.0.1.rebind.attacker.example."""
-    server = Server()
+    server = Server(BINARY)
     results = []
     for header, value in [("Host", "127.0.0.1.rebind.attacker.example"), ("Host", f"127.0.0.1.rebind.attacker.example:{server.port}"),
                           ("Origin", "http://127.0.0.1.rebind.attacker.example"), ("Host", "localhost.attacker.example")]:
@@ -92,7 +90,7 @@ def rebind_host():
 
 async def trace_memory():
     """4. Pings carrying 2,000 zeros until the trace cap; RSS before and after reset."""
-    server = Server()
+    server = Server(BINARY)
     ws = await logged_in(server, "alice", "a")
     start = server.rss_kib()
     zeros = [0] * 2000
@@ -111,7 +109,7 @@ async def trace_memory():
 
 async def held_frames():
     """5. A link holding alice's frames for 60 s while 50,000-byte events are pushed to her."""
-    server = Server("--clock", "virtual")
+    server = Server(BINARY, "--clock", "virtual")
     ws = await logged_in(server, "alice", "a")
     start = server.rss_kib()
     server.control("POST", "/control/faults", {"fault": "link", "uid": "alice", "direction": "out", "delayMs": 60000})
@@ -208,7 +206,7 @@ async def smaller_items():
     full.send_signal(signal.SIGTERM)
     _, errors = full.communicate(timeout=30)
     reported = b"No space left on device" in errors
-    server = Server()
+    server = Server(BINARY)
     ws = await logged_in(server, "alice", "a")
     await ws.send('{"id": 1, "op": "login", "authKey": "mockchat-dev-key", "token": "secret-token", ')
     await ws.recv()

@@ -7,45 +7,15 @@ Usage: scripts/probes/robustness-probe.py [MOCKCHAT_BINARY]   (default .build/de
 Every probe starts its own server on a free port and stops it with SIGTERM. The stall
 probe needs a debug build (the stall route exists only there).
 """
-import asyncio, json, os, resource, signal, subprocess, sys, time
+import asyncio, json, os, sys, time
 
 import websockets
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from chat_wire import ControlClient, ControlError, free_port, login as login_frame, open_socket  # noqa: E402
+from chat_wire import login as login_frame, open_socket  # noqa: E402
+from mockchat_server import Server  # noqa: E402
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/mockchat"
-
-
-class Server:
-    def __init__(self, *args, nofile=None):
-        self.port = free_port()
-        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))) if nofile else None
-        self.process = subprocess.Popen([BINARY, "serve", "--port", str(self.port), "--log-level", "error", *args],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit)
-        self.process.stdout.readline()  # the listening line
-
-    def control(self, method, path, body=None):
-        """The status and body text of a control API request (an error status too)."""
-        try:
-            return 200, ControlClient.for_port(self.port).request(method, path, body, raw=True)
-        except ControlError as error:
-            return error.status, error.message
-
-    def rss_kib(self):
-        with open(f"/proc/{self.process.pid}/status") as status:
-            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-
-    def descriptors(self):
-        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=30)
-
-    @property
-    def url(self):
-        return f"ws://127.0.0.1:{self.port}/v1/ws"
 
 
 async def login(url, uid, device):
@@ -57,7 +27,7 @@ async def login(url, uid, device):
 
 async def cap_probe():
     """Sockets that never log in, until the server refuses: then the control API."""
-    server = Server(nofile=512)
+    server = Server(BINARY, nofile=512)
     held, refused = [], None
     while refused is None and len(held) < 2000:
         try:
@@ -78,7 +48,7 @@ async def cap_probe():
 
 async def trace_memory_probe():
     """15,000 pings with 65,000-byte ids under the default trace limits."""
-    server = Server()
+    server = Server(BINARY)
     ws = await login(server.url, "alice", "a")
     before = server.rss_kib()
     pad = "x" * 65_000
@@ -97,7 +67,7 @@ async def trace_memory_probe():
 
 async def trace_read_probe():
     """A bystander pings every 10 ms while the whole trace is read page by page."""
-    server = Server()
+    server = Server(BINARY)
     writer = await login(server.url, "bob", "b")
     for index in range(200_000 // 2):
         await writer.send(json.dumps({"id": index, "op": "ping"}))
@@ -137,7 +107,7 @@ async def trace_read_probe():
 
 async def stall_probe():
     """The loop blocks for 3 s while a client pings every 10 ms; the heartbeat is 2 s."""
-    server = Server()
+    server = Server(BINARY)
     server.control("POST", "/control/fixtures", {"app": {"heartbeatTimeout": 2}})
     ws = await login(server.url, "alice", "a")
     stall = asyncio.create_task(asyncio.to_thread(server.control, "POST", "/control/debug/stall", {"ms": 3000}))
