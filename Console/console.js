@@ -621,9 +621,11 @@
     setTimeout(() => refresh().finally(everyTwoSeconds), Math.max(2000, 10 * refreshCost));
   })();
 
-  // For tests and measurements: what the page holds, and one synchronous render.
+  // For tests and measurements: what the page holds, one synchronous layout or render,
+  // and a scroll that puts the row of entries[index] at the top of the timeline.
   window.mockchatConsole = { entries, shown: () => shown.length, lastSeq: () => lastSeq, skipped: () => skippedTotal,
-    coalesced: () => coalescedTotal, renderNow: render, layoutNow: () => layout(true) };
+    coalesced: () => coalescedTotal, renderNow: render, layoutNow: () => layout(true),
+    scrollToIndex: (index) => { timeline.scrollTop = Math.max(0, shown.indexOf(index)) * ROW; } };
   refresh();
   loadHistory().then(stream, (error) => {
     $("stream-status").textContent = "history refused: " + error.message;

@@ -205,13 +205,13 @@ def screenshot_shows_data(path):
 # newest, because on a fast machine the load outruns the trace's capacity and the
 # oldest rows' ranges have left it (the page then says so, which is not this check).
 CLICK_ROUTINE = """(() => {
-  const c = window.mockchatConsole, timeline = document.getElementById('timeline');
+  const c = window.mockchatConsole;
   const index = c.entries.findLastIndex((r) => r.kind === 'routine' && !r.state);
   if (index < 0) return null;
   const row = c.entries[index];
   document.querySelector('#filters input[name="follow"]').checked = false;
   c.layoutNow();  // the list sized to every row received, which a live page does on its own tick
-  timeline.scrollTop = index * 20;
+  c.scrollToIndex(index);
   c.renderNow();
   const element = document.querySelector(`#rows .row[data-index="${index}"]`);
   const text = element.textContent;
