@@ -183,6 +183,18 @@ protocol HandleOwner: AnyObject {
     func closeForShutdown()
 }
 
+/// Closes a libuv handle whose `data` holds its owner, retained: the close callback
+/// releases the owner and frees the handle's memory.
+func closeOwnedHandle<Handle>(_ handle: UnsafeMutablePointer<Handle>) {
+    handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { handle in
+        uv_close(handle) { handle in
+            guard let handle, let owner = handle.pointee.data else { return }
+            Unmanaged<AnyObject>.fromOpaque(owner).release()
+            handle.deallocate()
+        }
+    }
+}
+
 extension EventLoop {
     /// Hands memory the allocator keeps for reuse back to the system (glibc's
     /// `malloc_trim`), after a large structure was freed. Does nothing elsewhere.

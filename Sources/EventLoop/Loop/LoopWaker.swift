@@ -36,13 +36,7 @@ public final class LoopWaker: HandleOwner, @unchecked Sendable {
             return !closed
         }
         guard wasOpen else { return }
-        handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { handle in
-            uv_close(handle) { handle in
-                guard let handle, let owner = handle.pointee.data else { return }
-                Unmanaged<LoopWaker>.fromOpaque(owner).release()
-                handle.deallocate()
-            }
-        }
+        closeOwnedHandle(handle)
     }
 
     func closeForShutdown() { close() }

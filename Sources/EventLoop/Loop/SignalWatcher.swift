@@ -44,15 +44,7 @@ public final class SignalWatcher: HandleOwner {
     public func close() {
         let open = handles
         handles.removeAll()
-        for handle in open {
-            handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { handle in
-                uv_close(handle) { handle in
-                    guard let handle, let owner = handle.pointee.data else { return }
-                    Unmanaged<SignalWatcher>.fromOpaque(owner).release()
-                    handle.deallocate()
-                }
-            }
-        }
+        for handle in open { closeOwnedHandle(handle) }
     }
 
     func closeForShutdown() { close() }

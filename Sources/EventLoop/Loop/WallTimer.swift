@@ -48,13 +48,7 @@ public final class WallTimer: HandleOwner {
         handle = nil
         isArmed = false
         fire = nil
-        timer.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { handle in
-            uv_close(handle) { handle in
-                guard let handle, let owner = handle.pointee.data else { return }
-                Unmanaged<WallTimer>.fromOpaque(owner).release()
-                handle.deallocate()
-            }
-        }
+        closeOwnedHandle(timer)
     }
 
     func closeForShutdown() { close() }

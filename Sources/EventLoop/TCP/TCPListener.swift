@@ -46,13 +46,7 @@ public final class TCPListener: HandleOwner {
         guard isOpen else { return }
         isOpen = false
         loop.traffic.stoppedListening(on: address.port)
-        handle.withMemoryRebound(to: uv_handle_t.self, capacity: 1) { handle in
-            uv_close(handle) { handle in
-                guard let handle, let owner = handle.pointee.data else { return }
-                Unmanaged<TCPListener>.fromOpaque(owner).release()
-                handle.deallocate()
-            }
-        }
+        closeOwnedHandle(handle)
     }
 
     func closeForShutdown() { close() }
