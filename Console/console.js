@@ -64,7 +64,7 @@
   }
 
   // ---- state views ----
-  const state = { now: null, mode: null, connections: [], presence: null, faults: null };
+  const state = { now: null, mode: null, connections: null, presence: null, faults: null }; // as the control API answered
 
   // A refresh of many connections costs the page (and the server) more: the next one
   // waits ten times as long as the last took, so refreshing takes at most a tenth of the
@@ -72,12 +72,16 @@
   let refreshCost = 0;
   async function refresh() {
     const start = performance.now();
+    // The server lists no more than the views draw, picked by the timeline's filters:
+    // describing thousands of connections holds its loop, and every ping waits meanwhile.
+    const query = `?limit=${VIEW_ROWS}` + (filters.uid ? `&uid=${encodeURIComponent(filters.uid)}` : "") +
+      (filters.conn ? `&connection=${encodeURIComponent(filters.conn)}` : "");
     const [clock, connections, presence, faults] = await Promise.all([
-      api("GET", "/control/clock"), api("GET", "/control/connections"),
-      api("GET", "/control/presence"), api("GET", "/control/faults"),
+      api("GET", "/control/clock"), api("GET", "/control/connections" + query),
+      api("GET", "/control/presence" + query), api("GET", "/control/faults"),
     ]);
     if (clock.ok) { state.now = clock.body.now; state.mode = clock.body.mode; }
-    if (connections.ok) state.connections = connections.body.connections;
+    if (connections.ok) state.connections = connections.body;
     if (presence.ok) state.presence = presence.body;
     if (faults.ok) state.faults = faults.body;
     renderState();
@@ -123,29 +127,18 @@
     return String(text ?? "").replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[ch]));
   }
 
-  /** The first VIEW_ROWS of `items` that `keep` accepts, and how many it accepted. */
-  function firstOf(items, keep) {
-    const picked = [];
-    let count = 0;
-    for (const item of items) {
-      if (!keep(item)) continue;
-      if (count++ < VIEW_ROWS) picked.push(item);
-    }
-    return [picked, count];
-  }
   /** The row that says how many more the view holds than it draws. */
   function more(count, colspan) {
     if (count <= VIEW_ROWS) return "";
     const text = `${number(count - VIEW_ROWS)} more not drawn: the timeline's uid and connection filters pick the rows drawn here`;
     return colspan ? `<tr><td colspan="${colspan}"><em>${text}</em></td></tr>` : `<div><em>${text}</em></div>`;
   }
-  // The timeline's uid and connection filters also pick the connections and users drawn.
-  const pickedConnection = (c) => (!filters.uid || c.uid === filters.uid) && (!filters.conn || c.id === filters.conn);
 
   function renderState() {
     $("clock-mode").textContent = state.mode || "?";
     $("clock-now").textContent = state.now ? `${clockText(state.now)} (${state.now.toFixed(3)})` : "";
-    const [connections, matching] = firstOf(state.connections, pickedConnection);
+    const listed = state.connections;
+    const connections = listed ? listed.connections : [];
     const rows = connections.map((c) => {
       const faults = faultLabels(c).map((l) => `<span class="tag">${esc(l)}</span>`).join("");
       const last = typeof c.lastInboundAt === "number" ? `${ago(c.lastInboundAt)} ago` : "";
@@ -156,28 +149,27 @@
         `<td>${esc(c.platform)}</td><td>${esc(c.state)}</td><td>${esc(typeof c.openedAt === "number" ? clockText(c.openedAt) : "")}</td>` +
         `<td>${esc(last)}</td><td>${faults}</td><td>${actions}</td></tr>`;
     });
+    const matching = listed?.matching ?? connections.length, total = listed?.total ?? connections.length;
     $("connections").tBodies[0].innerHTML = (rows.join("") || `<tr><td colspan="9">no connections</td></tr>`) +
       more(matching, 9);
-    $("connection-count").textContent = `${state.connections.length} open` +
-      (matching !== state.connections.length ? `, ${matching} picked by the filters` : "");
+    $("connection-count").textContent = `${total} open` + (matching !== total ? `, ${matching} picked by the filters` : "");
     const p = state.presence;
     if (p) {
       const devices = p.devices || {};
-      const [online, onlineCount] = firstOf(p.online, (uid) => !filters.uid || uid === filters.uid);
-      const users = online.map((uid) => {
+      const users = p.online.map((uid) => {
         const all = devices[uid] || [];
+        const count = p.deviceCounts?.[uid] ?? all.length;
         const list = all.slice(0, 10).map((d) => `${esc(d.deviceId)} (${esc(d.platform)}, ${esc(d.connection)})`).join(", ") +
-          (all.length > 10 ? ` and ${number(all.length - 10)} more devices` : "");
+          (count > 10 ? ` and ${number(count - 10)} more devices` : "");
         return `<div class="user"><span class="online">● ${esc(uid)}</span> ${list}</div>`;
       });
-      const [watchers, watcherCount] = firstOf(p.subscriptions || [],
-        (s) => (!filters.uid || s.uid === filters.uid) && (!filters.conn || s.connection === filters.conn));
-      const subs = watchers.map((s) => {
+      const subs = p.subscriptions.map((s) => {
         const mode = s.subscription ? s.subscription.mode + (s.subscription.roles ? ":" + s.subscription.roles.join(",") : "") : "";
         return `<div class="watch">${esc(s.uid)} on ${esc(s.connection)} [${esc(mode)}] sees ${s.watching.length ? esc(s.watching.slice(0, 10).join(", ")) +
           (s.watching.length > 10 ? ` and ${number(s.watching.length - 10)} more` : "") : "nobody online"}</div>`;
       });
-      $("presence").innerHTML = (users.join("") || "nobody online") + more(onlineCount) + subs.join("") + more(watcherCount);
+      $("presence").innerHTML = (users.join("") || "nobody online") + more(p.onlineMatching ?? p.online.length) +
+        subs.join("") + more(p.subscriptionsMatching ?? p.subscriptions.length);
     }
     renderFaults();
   }
@@ -299,7 +291,7 @@
     filters.search = words ? new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i") : null;
     filters.kinds = new Set([...form.querySelectorAll('input[name="kind"]:checked')].map((i) => i.value));
     refilter();
-    renderState();
+    refresh(); // the state views list what the filters pick
   });
   $("filters").addEventListener("submit", (event) => event.preventDefault());
 

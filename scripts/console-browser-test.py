@@ -2,7 +2,8 @@
 """Drives the web console of `mockchat serve` in headless Chromium over the DevTools
 protocol (docs/CONSOLE.md) through one session, with real clients on real sockets:
 
- 1. three clients log in and appear in the page's connections and presence;
+ 1. three clients log in and appear in the page's connections and presence, and the
+    uid filter narrows both to one user (the page asks the server for that user alone);
  2. a kick from the page closes one with 4001, and the timeline shows the close;
  3. a delay fault added from the page shows on the connection and holds its pong
     until the clock (advanced from the page) passes the delay; removed from the page;
@@ -331,6 +332,22 @@ async def session():
                 && document.getElementById('presence').textContent""", "three users online")
             step("three clients log in and appear", sorted(rows) == ["alice", "bob", "carol"] and "sees" in online,
                  f"connections {rows}")
+
+            # 1a. The uid filter picks the views' rows: the page asks the server for carol's alone.
+            async def filter_uid(uid):
+                await page.eval(f"""(() => {{ const form = document.getElementById('filters'); form.uid.value = '{uid}';
+                    form.dispatchEvent(new Event('input')); }})()""")
+            await filter_uid("carol")
+            picked = await page.until("""(() => { const rows = [...document.querySelectorAll('#connections tbody tr')];
+                const count = document.getElementById('connection-count').textContent;
+                const presence = document.getElementById('presence').textContent;
+                return rows.length === 1 && !presence.includes('● alice') && count.includes('1 picked')
+                    && {rows: rows.map(r => r.cells[1].textContent), count, online: presence.includes('● carol')}; })()""",
+                                  "the views narrowed to carol")
+            await filter_uid("")
+            await page.until("document.querySelectorAll('#connections tbody tr').length === 3", "the views back to three")
+            step("the uid filter narrows the connections and presence to one user",
+                 picked["rows"] == ["carol"] and picked["online"], f"{picked}")
 
             # 2. A kick from the page closes bob with 4001; the timeline shows it.
             await page.eval("""document.querySelector('#connections tr[data-conn] button[data-kick]') &&

@@ -13,6 +13,10 @@ taken in turn, --repeats times each:
   stalled     a viewer that opened the stream and never reads (a frozen or gone tab);
   reader      a viewer that reads the stream as fast as it comes (a thread of this
               script, on the generator's core): the most a console makes the server write.
+  statereads  no stream, only the page's reads of its state views every 2 s (clock,
+              connections and presence as the page asks for them, `?limit=100`, and faults),
+              from a thread of this script: what the views cost the server;
+  wholereads  the same reads without the query: whole lists, as the page read them before.
 
 A browser setup may say where Chromium runs: `console@1` on core 1, `console@0:idle`
 on core 0 under SCHED_IDLE (`chrt --idle 0`: it gets only CPU no other task wants).
@@ -118,6 +122,22 @@ def reading_viewer(port):
             counted["bytes"] += len(data)
     threading.Thread(target=read, daemon=True).start()
     return viewer, counted
+
+
+def state_reader(port, query):
+    """A thread reading the state views every 2 s as the page does; returns a stop event and
+    the number of rounds read."""
+    done, rounds = threading.Event(), {"count": 0}
+
+    def read():
+        while not done.wait(2.0):
+            for path in ("/control/clock", "/control/connections" + query, "/control/presence" + query,
+                         "/control/faults"):
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
+                    response.read()
+            rounds["count"] += 1
+    threading.Thread(target=read, daemon=True).start()
+    return done, rounds
 
 
 def rss_mib(pid):
@@ -284,14 +304,19 @@ async def run(mockchat, setup, args, out, index):
         if parse_setup(setup, 0)[0] in ("console", "altconsole", "blank"):
             report, stats = await browser_run(mockchat, port, server, setup, args, out, report_path)
         else:
-            counted = None
-            if setup == "stalled":
+            counted, reads = None, None
+            if setup in ("statereads", "wholereads"):
+                reads = state_reader(port, "?limit=100" if setup == "statereads" else "")
+            elif setup == "stalled":
                 viewer = stalled_viewer(port)
             elif setup == "reader":
                 viewer, counted = reading_viewer(port)
             report = bench(mockchat, port, server.pid, args, report_path)
             if counted is not None:
                 stats["streamedMiB"] = round(counted["bytes"] / (1 << 20), 1)
+            if reads is not None:
+                reads[0].set()
+                stats["stateReads"] = reads[1]["count"]
         stats["rssMiB"] = rss_mib(server.pid)
     finally:
         if viewer:
@@ -300,7 +325,7 @@ async def run(mockchat, setup, args, out, index):
     return report, stats
 
 
-STATS = ["rssMiB", "received", "coalesced", "skipped", "streamedMiB", "browserCorePercent", "rendererCorePercent",
+STATS = ["rssMiB", "stateReads", "received", "coalesced", "skipped", "streamedMiB", "browserCorePercent", "rendererCorePercent",
          "rendererCPUSeconds", "rendererCPUSecondsToCatchUp", "rendererMsPer1k", "browserMsPer1k"]
 
 FIGURES = {"p50": "p50Micros", "p99": "p99Micros", "p999": "p999Micros", "cpu": "serverCPUMicrosPerPing",

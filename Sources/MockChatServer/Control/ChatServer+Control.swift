@@ -45,19 +45,9 @@ extension ChatServer {
             case "POST /control/settle":
                 result = settleState
             case "GET /control/connections":
-                var connections = engine.connections.map(Self.describe)
-                if let node = cluster?.configuration.node {
-                    // Cluster mode: this node's connections carry its name; other nodes' logged-in devices follow.
-                    connections = connections.map { entry in
-                        var object = entry.objectValue ?? JSONObject()
-                        object["node"] = .string(node)
-                        return .object(object)
-                    }
-                    connections += engine.clusterDevices.filter { $0.node != node }.map(Self.describe)
-                }
-                result = ["connections": .array(connections)]
+                result = try connectionsView(StateViewQuery(request.query))
             case "GET /control/presence":
-                result = presence
+                result = try presenceView(StateViewQuery(request.query))
             case "POST /control/kick":
                 result = try kick(body)
             case "GET /control/faults":
@@ -210,47 +200,6 @@ extension ChatServer {
         // Give the freed trace back to the system, not only to the allocator.
         EventLoop.returnFreedMemory()
         trace.record(.control, time: loop.clock.now, frame: request, text: "reset")
-    }
-
-    private static func describe(_ device: ClusterDevice) -> JSONValue {
-        .object(JSONObject([
-            ("id", .string(device.connection)), ("uid", .string(device.uid)), ("deviceId", .string(device.deviceId)),
-            ("platform", .string(device.platform.rawValue)), ("state", .string("logged-in")), ("node", .string(device.node)),
-        ]))
-    }
-
-    private static func describe(_ session: SessionInfo) -> JSONValue {
-        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
-        return .object(JSONObject([
-            ("id", .string(session.id.description)), ("uid", text(session.uid)), ("deviceId", text(session.deviceId)),
-            ("platform", text(session.platform?.rawValue)), ("state", .string(session.stage.rawValue)),
-            ("openedAt", .double(session.openedAt.seconds)), ("lastInboundAt", .double(session.lastInboundAt.seconds)),
-            ("lastPingAt", session.lastPingAt.map { .double($0.seconds) } ?? .null),
-            ("subscription", session.stage == .loggedIn ? session.subscription.json : .null),
-        ]))
-    }
-
-    /// `GET /control/presence`: the online users, their devices on this node, and for each
-    /// logged-in connection the online users whose presence it receives.
-    private var presence: JSONValue {
-        let watching = engine.watching()
-        var devices = JSONObject()
-        var subscriptions: [JSONValue] = []
-        for session in engine.connections where session.stage == .loggedIn {
-            guard let uid = session.uid else { continue }
-            var list = devices[uid]?.arrayValue ?? []
-            list.append(.object(JSONObject([("connection", .string(session.id.description)),
-                                            ("deviceId", session.deviceId.map { .string($0) } ?? .null),
-                                            ("platform", session.platform.map { .string($0.rawValue) } ?? .null)])))
-            devices[uid] = .array(list)
-            subscriptions.append(.object(JSONObject([
-                ("connection", .string(session.id.description)), ("uid", .string(uid)),
-                ("subscription", session.subscription.json),
-                ("watching", .array((watching[session.id] ?? []).map { .string($0) })),
-            ])))
-        }
-        return .object(JSONObject([("online", .array(engine.onlineUsers.map { .string($0) })),
-                                   ("devices", .object(devices)), ("subscriptions", .array(subscriptions))]))
     }
 }
 
