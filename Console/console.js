@@ -16,6 +16,14 @@
   const MAX_ENTRIES = 500000;
   const VIEW_ROWS = 100; // connections, users and subscriptions drawn at most (the rest counted)
   const LIVE_INTERVAL = 250; // ms between draws of the timeline as entries arrive
+  // Under load (the server coalescing pings and pongs) the page draws every 2 s and reads
+  // its views every 10 s, and while it is hidden it draws nothing: each frame costs a
+  // software-rendered browser about 13 ms of CPU, on a machine whose core it may share
+  // with the server (docs/BENCHMARKS.md, "The web console"). Scrolling, clicks and
+  // filters still draw at once.
+  const BUSY_INTERVAL = 2000, BUSY_REFRESH = 10000;
+  let lastRoutineAt = -Infinity; // performance.now() of the newest routine record
+  const busy = () => performance.now() - lastRoutineAt < BUSY_INTERVAL;
 
   function headers(json) {
     const h = { "X-Console-Token": consoleToken };
@@ -337,6 +345,7 @@
       if (r.to <= lastSeq) return;
       lastSeq = r.to;
       coalescedTotal += r.count;
+      lastRoutineAt = performance.now();
       row = { kind: "routine", from: r.from, to: r.to, count: r.count, connections: r.connections, t: r.t, state: "" };
     } else {
       if (e.seq <= lastSeq) return;
@@ -434,7 +443,8 @@
     $("spacer").style.height = shown.length * ROW + "px";
     $("timeline-count").textContent = `${shown.length} shown of ${entries.length} kept` +
       (coalescedTotal ? `, ${number(coalescedTotal)} pings and pongs received coalesced` : "") +
-      (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}`;
+      (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}` +
+      (busy() ? ", drawn every 2 s under load" : "");
     if (document.querySelector('#filters input[name="follow"]').checked) timeline.scrollTop = timeline.scrollHeight;
     if (force) render(); else queueRender();
   }
@@ -446,9 +456,17 @@
   function queueLayout() {
     if (layoutQueued) return;
     layoutQueued = true;
-    setTimeout(() => requestAnimationFrame(() => { if (layoutQueued) layout(true); }),
-      Math.max(0, lastLayout + LIVE_INTERVAL - performance.now()));
+    if (!document.hidden) drawSoon(); // else when the page shows again
   }
+  function drawSoon() {
+    setTimeout(() => requestAnimationFrame(() => { if (layoutQueued && !document.hidden) layout(true); }),
+      Math.max(0, lastLayout + (busy() ? BUSY_INTERVAL : LIVE_INTERVAL) - performance.now()));
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) return;
+    if (layoutQueued) drawSoon();
+    refresh();
+  });
   function queueRender() {
     if (renderQueued) return;
     renderQueued = true;
@@ -608,9 +626,10 @@
   }
 
   // The system clock moves without entries, and pings (which refresh nothing) move
-  // "last frame": the state views are read again every 2 s whatever comes.
+  // "last frame": the state views are read again every 2 s (10 s under load) whatever comes.
   (function everyTwoSeconds() {
-    setTimeout(() => refresh().finally(everyTwoSeconds), Math.max(2000, 10 * refreshCost));
+    setTimeout(() => (document.hidden ? Promise.resolve() : refresh()).finally(everyTwoSeconds),
+      Math.max(busy() ? BUSY_REFRESH : 2000, 10 * refreshCost));
   })();
 
   // For tests and measurements: what the page holds, one synchronous layout or render,

@@ -4,6 +4,7 @@ protocol (docs/CONSOLE.md) through one session, with real clients on real socket
 
  1. three clients log in and appear in the page's connections and presence, and the
     uid filter narrows both to one user (the page asks the server for that user alone);
+    a hidden page draws nothing and catches up when shown;
  2. a kick from the page closes one with 4001, and the timeline shows the close;
  3. a delay fault added from the page shows on the connection and holds its pong
     until the clock (advanced from the page) passes the delay; removed from the page;
@@ -11,7 +12,7 @@ protocol (docs/CONSOLE.md) through one session, with real clients on real socket
  5. "save as scenario" downloads a file that `mockchat test` passes;
  6. a screenshot of the page (taken with the data of steps 1-3) is checked;
  7. a ping load reaches the live page as routine rows (its pings and pongs coalesced
-    by the server); one whose history page fails can be clicked again and the page says
+    by the server), drawn every 2 s while it lasts; one whose history page fails can be clicked again and the page says
     why, and one of them expands on a click to exactly its entries; the trace
     of the load (over 100,000 entries) then loads into the reloaded page, which
     scrolls and searches it rendering only the rows in view;
@@ -222,6 +223,20 @@ CLICK_ROUTINE = """(() => {
 })()"""
 
 
+# Makes the page hidden (true) or shown (false), as another tab or a minimised window does.
+VISIBILITY = """(() => {{ Object.defineProperty(document, 'hidden', {{value: {hidden}, configurable: true}});
+  document.dispatchEvent(new Event('visibilitychange')); }})()"""
+
+# Records when each draw of the timeline said it was under load (its heading's text is set
+# once per draw).
+WATCH_DRAWS = """(() => {
+  window.drawsUnderLoad = [];
+  const heading = document.getElementById('timeline-count');
+  new MutationObserver(() => {
+    if (heading.textContent.includes('under load')) window.drawsUnderLoad.push(performance.now());
+  }).observe(heading, {childList: true, characterData: true, subtree: true});
+})()"""
+
 # The page's next read of the trace's history fails as a lost network fails a fetch.
 FAIL_NEXT_HISTORY_PAGE = """(() => {
   const real = window.fetch;
@@ -349,6 +364,21 @@ async def session():
             step("the uid filter narrows the connections and presence to one user",
                  picked["rows"] == ["carol"] and picked["online"], f"{picked}")
 
+            # 1b. A hidden page draws nothing; shown again, it draws what came meanwhile.
+            drawn_seq = "Number((document.getElementById('timeline-count').textContent.match(/last seq (\\d+)/) || [0, 0])[1])"
+            await page.until(f"{drawn_seq} === window.mockchatConsole.lastSeq()", "the timeline drawn up to date")
+            await page.eval(VISIBILITY.format(hidden="true"))
+            before = await page.eval(drawn_seq)
+            await clients[0].request({"op": "ping"})
+            seq = console_timing.settled_trace_seq(port)
+            await page.until(f"window.mockchatConsole.lastSeq() >= {seq}", "the ping received while hidden")
+            # What is shown absent needs a window: a shown page draws within 250 ms.
+            hidden_drawn = await page.eval(f"new Promise((done) => setTimeout(() => done({drawn_seq}), 750))")
+            await page.eval(VISIBILITY.format(hidden="false"))
+            shown_drawn = await page.until(f"{drawn_seq} >= {seq} && {drawn_seq}", "the ping drawn once shown")
+            step("a hidden page draws nothing and catches up when shown", hidden_drawn == before and shown_drawn >= seq,
+                 f"drawn up to seq {before} when hidden, {hidden_drawn} 750 ms after seq {seq} came; {shown_drawn} once shown")
+
             # 2. A kick from the page closes bob with 4001; the timeline shows it.
             await page.eval("""document.querySelector('#connections tr[data-conn] button[data-kick]') &&
                 [...document.querySelectorAll('#connections tbody tr')].find(r => r.cells[1].textContent === 'bob')
@@ -425,7 +455,14 @@ async def session():
 
             # 7. A long trace: a ping load until the server holds 100,000 entries, then the
             # page reloaded reads them back in pages, scrolls, filters and searches them.
+            await page.eval(WATCH_DRAWS)
             kept = console_timing.fill_trace(MOCKCHAT, port, 100000)
+            await page.until(f"window.mockchatConsole.lastSeq() >= {kept}", "the live stream reaching the load's end",
+                             deadline=60)
+            draws = await page.eval("window.drawsUnderLoad")
+            gaps = [b - a for a, b in zip(draws, draws[1:])]
+            step("under load the timeline is drawn every 2 s", len(draws) >= 1 and all(g >= 1900 for g in gaps),
+                 f"{len(draws)} draws said 'under load', {round(min(gaps)) if gaps else '-'} ms apart at the least")
             await expand_a_routine_row(page, kept)
             loaded = time.monotonic()
             await page.send("Page.reload", ignoreCache=True)

@@ -17,6 +17,8 @@ taken in turn, --repeats times each:
               connections and presence as the page asks for them, `?limit=100`, and faults),
               from a thread of this script: what the views cost the server;
   wholereads  the same reads without the query: whole lists, as the page read them before.
+  busy@CORE   no console: a process busy 20 ms of every second on CORE (2% of it), to show
+              what any neighbour of that size does to the server's p99 on this machine.
 
 A browser setup may say where Chromium runs: `console@1` on core 1, `console@0:idle`
 on core 0 under SCHED_IDLE (`chrt --idle 0`: it gets only CPU no other task wants).
@@ -138,6 +140,16 @@ def state_reader(port, query):
             rounds["count"] += 1
     threading.Thread(target=read, daemon=True).start()
     return done, rounds
+
+
+# 20 ms of work in every second, in user space.
+BUSY_NEIGHBOUR = """import time
+while True:
+    start = time.monotonic()
+    while time.monotonic() - start < 0.02:
+        pass
+    time.sleep(0.98)
+"""
 
 
 def rss_mib(pid):
@@ -298,14 +310,17 @@ async def browser_run(mockchat, port, server, setup, args, out, report_path):
 async def run(mockchat, setup, args, out, index):
     port = free_port()
     server = start_server(mockchat, port, args.server_core)
-    viewer, stats = None, {}
+    viewer, neighbour, stats = None, None, {}
     report_path = os.path.join(out, f"{setup.replace(':', '-')}-{index}.json")
     try:
         if parse_setup(setup, 0)[0] in ("console", "altconsole", "blank"):
             report, stats = await browser_run(mockchat, port, server, setup, args, out, report_path)
         else:
             counted, reads = None, None
-            if setup in ("statereads", "wholereads"):
+            name, core, _ = parse_setup(setup, args.server_core)
+            if name == "busy":
+                neighbour = subprocess.Popen(["taskset", "-c", str(core), sys.executable, "-c", BUSY_NEIGHBOUR])
+            elif setup in ("statereads", "wholereads"):
                 reads = state_reader(port, "?limit=100" if setup == "statereads" else "")
             elif setup == "stalled":
                 viewer = stalled_viewer(port)
@@ -321,6 +336,8 @@ async def run(mockchat, setup, args, out, index):
     finally:
         if viewer:
             viewer.close()
+        if neighbour:
+            stop(neighbour)
         stop(server)
     return report, stats
 
