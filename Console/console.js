@@ -444,7 +444,7 @@
     $("timeline-count").textContent = `${shown.length} shown of ${entries.length} kept` +
       (coalescedTotal ? `, ${number(coalescedTotal)} pings and pongs received coalesced` : "") +
       (dropped ? `, ${dropped} oldest let go` : "") + `, last seq ${lastSeq}` +
-      (busy() ? ", drawn every 2 s under load" : "");
+      (busy() ? `, drawn every ${BUSY_INTERVAL / 1000} s under load` : "");
     if (document.querySelector('#filters input[name="follow"]').checked) timeline.scrollTop = timeline.scrollHeight;
     if (force) render(); else queueRender();
   }
