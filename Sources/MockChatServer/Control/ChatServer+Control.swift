@@ -115,20 +115,24 @@ extension ChatServer {
     /// with exactly `limit` lines may have a next page, which starts after its last `seq`.
     /// Pages keep every reply small, so reading a long trace never stalls the loop.
     private func tracePage(_ query: [String: String]) throws(ControlError) -> HTTPResponse {
-        func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(ControlError) -> Int {
-            guard let text = query[name] else { return value }
-            guard let number = Int(text), range.contains(number) else {
-                throw ControlError(400, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return number
-        }
-        let since = try number("since", default: 0, in: 0...Int.max)
-        let limit = try number("limit", default: Self.tracePageEntries.default, in: 1...Self.tracePageEntries.max)
+        let since = try Self.queryInteger(query, "since", in: 0...Int.max) ?? 0
+        let limit = try Self.queryInteger(query, "limit", in: 1...Self.tracePageEntries.max) ?? Self.tracePageEntries.default
         let page = trace.entries(after: since, limit: limit)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson"),
                                                    ("X-Trace-Last-Seq", String(page.last?.sequence ?? since)),
                                                    ("X-Trace-Format", String(TraceLog.formatVersion))],
                             body: TraceLog.jsonLines(page))
+    }
+
+    /// The integer query parameter `name`, or `nil` when the query has none; text that is
+    /// not an integer in `range` is a 400 that names the parameter and the text.
+    static func queryInteger(_ query: [String: String], _ name: String,
+                             in range: ClosedRange<Int>) throws(ControlError) -> Int? {
+        guard let text = query[name] else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw ControlError(400, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text.prefix(40))'")
+        }
+        return number
     }
 
     private func parseBody(_ request: HTTPRequest) throws(ControlError) -> JSONValue {

@@ -4,9 +4,9 @@ import PresenceCore
 
 /// What `GET /control/connections` and `GET /control/presence` list: everything, or with
 /// `uid`, `connection` or `limit` in the query, the first `limit` entries of each list
-/// that match and how many match (docs/PROTOCOL.md, 12.5 and 12.6). A console that draws 100 rows asks
-/// for 100: describing every one of thousands of connections holds the loop for
-/// milliseconds, and every ping waiting meanwhile pays for it.
+/// that match and how many match (docs/PROTOCOL.md, 12.5 and 12.6). A console that draws
+/// 100 rows asks for 100: describing every one of thousands of connections holds the loop
+/// for milliseconds, and every ping waiting meanwhile pays for it.
 struct StateViewQuery {
     /// Only entries of this user.
     var uid: String?
@@ -26,12 +26,7 @@ struct StateViewQuery {
         }
         uid = query["uid"]
         connection = query["connection"]
-        if let text = query["limit"] {
-            guard let number = Int(text), (1...Self.largestLimit).contains(number) else {
-                throw ControlError(400, "'limit' must be an integer from 1 to \(Self.largestLimit), not '\(text.prefix(40))'")
-            }
-            limit = number
-        }
+        limit = try ChatServer.queryInteger(query, "limit", in: 1...Self.largestLimit)
     }
 
     /// Whether an entry of user `uid` on connection `connection` is asked for.
