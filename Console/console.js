@@ -292,6 +292,7 @@
   $("kinds").innerHTML = KINDS.map((k) => `<label><input type="checkbox" name="kind" value="${k}" checked>${k}</label>`).join("");
   $("filters").addEventListener("input", () => {
     const form = $("filters");
+    const picked = filters.uid + " " + filters.conn;
     filters.uid = form.uid.value.trim();
     filters.conn = form.conn.value.trim();
     const words = form.search.value.trim();
@@ -299,7 +300,9 @@
     filters.search = words ? new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i") : null;
     filters.kinds = new Set([...form.querySelectorAll('input[name="kind"]:checked')].map((i) => i.value));
     refilter();
-    refresh(); // the state views list what the filters pick
+    // The state views list what the uid and connection filters pick: read again, with
+    // the refresh's own back-off, when one of them changed.
+    if (filters.uid + " " + filters.conn !== picked) scheduleRefresh();
   });
   $("filters").addEventListener("submit", (event) => event.preventDefault());
 

@@ -30,19 +30,18 @@ import http.server
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 import websockets
 
 import importlib.util
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chat_wire import ControlClient, close_code, free_port, login  # noqa: E402
 from devtools import DevTools, start_chromium  # noqa: E402
 import console_timing  # noqa: E402
 
@@ -54,7 +53,6 @@ _spec.loader.exec_module(_module)
 read_png = _module.read_png
 
 MOCKCHAT, OUT = sys.argv[1], sys.argv[2]
-AUTH_KEY = "mockchat-dev-key"
 CONTROL_HOST = "mockchat.test"  # declared with --control-host; Chromium resolves it to 127.0.0.1
 DEADLINE = 15.0
 passed, failed = 0, 0
@@ -70,20 +68,9 @@ def step(name, ok, detail=""):
     return ok
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def control(port, method, path, body=None):
     """A control API request; the answer's text."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return response.read().decode()
+    return ControlClient.for_port(port, timeout=5).request(method, path, body, raw=True)
 
 
 class Client:
@@ -94,8 +81,8 @@ class Client:
 
     async def login(self):
         self.ws = await websockets.connect(f"ws://127.0.0.1:{self.port}/v1/ws", ping_interval=None)
-        await self.request({"op": "login", "uid": self.uid, "authKey": AUTH_KEY, "deviceId": self.device,
-                            "platform": self.platform, "presence": {"mode": "all"}})
+        await self.ws.send(login(self.next_id, self.uid, self.device, self.platform))
+        self.next_id += 1
 
     async def request(self, fields):
         ident = self.next_id
@@ -121,7 +108,7 @@ class Client:
             while True:
                 await asyncio.wait_for(self.ws.recv(), DEADLINE)
         except websockets.ConnectionClosed as closed:
-            return closed.rcvd.code if closed.rcvd else None
+            return close_code(closed)
 
 
 def start_server(port):

@@ -13,28 +13,17 @@ import Testing
     /// every state it reports held at 500 ms after its first clock reading: a timer it
     /// keeps listing after it fired.
     static func startStuckDriver(dialling address: SocketAddress) {
-        let profiles = Package.path("Fixtures/profiles")
-        Thread.detachNewThread {
-            let stuckAt = Mutex<Int64?>(nil)
-            guard let (bridge, _) = try? WebSocketBridge.start({ loop, bridge throws(ScenarioError) in
-                _ = WebSocketClient.connect(on: loop, to: address, path: "/", seed: 5) { result in
-                    if case .success(let socket) = result { bridge.adopt(socket) } else { bridge.failed("no harness") }
-                }
-            }), bridge.waitForFirstConnection(timeout: 10),
-                let driver = try? ReferenceDriver(inbox: bridge.inbox, profilesFolder: profiles, output: { message in
-                    var message = message
-                    if var reply = message.objectValue, var state = reply["state"]?.objectValue, let now = state["now"]?.intValue {
-                        let due = stuckAt.withLock { stuck in
-                            if stuck == nil { stuck = now + 500 }
-                            return stuck!
-                        }
-                        state["nextDeadline"] = .integer(due)
-                        reply["state"] = .object(state)
-                        message = .object(reply)
-                    }
-                    _ = bridge.send(Array(message.serialized().utf8))
-                }) else { return }
-            driver.serve()
+        let stuckAt = Mutex<Int64?>(nil)
+        startReferenceDriver(dialling: address, seed: 5) { message in
+            guard var reply = message.objectValue, var state = reply["state"]?.objectValue,
+                  let now = state["now"]?.intValue else { return message }
+            let due = stuckAt.withLock { stuck in
+                if stuck == nil { stuck = now + 500 }
+                return stuck!
+            }
+            state["nextDeadline"] = .integer(due)
+            reply["state"] = .object(state)
+            return .object(reply)
         }
     }
 
@@ -55,5 +44,23 @@ import Testing
         #expect(message.contains("reported its next deadline at t = 0.5 s for \(Timeline.turnsWithoutProgress) turns"),
                 "\(message)")
         #expect(Date().timeIntervalSince(started) < 60)
+    }
+}
+
+/// The reference driver on a thread of its own, dialling the harness at `address` over a
+/// real WebSocket; `rewrite` may change each message it sends.
+func startReferenceDriver(dialling address: SocketAddress, seed: UInt64,
+                          rewrite: @escaping @Sendable (JSONValue) -> JSONValue = { $0 }) {
+    let profiles = Package.path("Fixtures/profiles")
+    Thread.detachNewThread {
+        guard let (bridge, _) = try? WebSocketBridge.start({ loop, bridge throws(ScenarioError) in
+            _ = WebSocketClient.connect(on: loop, to: address, path: "/", seed: seed) { result in
+                if case .success(let socket) = result { bridge.adopt(socket) } else { bridge.failed("no harness") }
+            }
+        }), bridge.waitForFirstConnection(timeout: 10),
+            let driver = try? ReferenceDriver(inbox: bridge.inbox, profilesFolder: profiles, output: { message in
+                _ = bridge.send(Array(rewrite(message).serialized().utf8))
+            }) else { return }
+        driver.serve()
     }
 }

@@ -198,19 +198,8 @@ import Testing
         var local = CatalogueRunner.Options()
         local.expectedFailures = []
         let listener = try DriverListener(address: SocketAddress(host: "127.0.0.1", port: 0))
-        let address = listener.address
         let profiles = Package.path("Fixtures/profiles")
-        Thread.detachNewThread {
-            guard let (bridge, _) = try? WebSocketBridge.start({ loop, bridge throws(ScenarioError) in
-                _ = WebSocketClient.connect(on: loop, to: address, path: "/", seed: 3) { result in
-                    if case .success(let socket) = result { bridge.adopt(socket) } else { bridge.failed("no harness") }
-                }
-            }), bridge.waitForFirstConnection(timeout: 10),
-                let driver = try? ReferenceDriver(inbox: bridge.inbox, profilesFolder: profiles, output: { message in
-                    bridge.send(Array(message.serialized().utf8))
-                }) else { return }
-            driver.serve()
-        }
+        startReferenceDriver(dialling: listener.address, seed: 3)
         var remote = CatalogueRunner.Options()
         remote.driver = .listener(listener)
         let runner = { (options: CatalogueRunner.Options) in

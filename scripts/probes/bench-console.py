@@ -59,16 +59,11 @@ import threading
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from chat_wire import ControlClient, free_port  # noqa: E402 (free_port: console-server-instructions.py too)
 from devtools import DevTools, start_chromium  # noqa: E402
 from console_timing import settled_trace_seq  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(mockchat, port, core):
@@ -130,13 +125,13 @@ def state_reader(port, query):
     """A thread reading the state views every 2 s as the page does; returns a stop event and
     the number of rounds read."""
     done, rounds = threading.Event(), {"count": 0}
+    control = ControlClient.for_port(port, timeout=10)
 
     def read():
         while not done.wait(2.0):
             for path in ("/control/clock", "/control/connections" + query, "/control/presence" + query,
                          "/control/faults"):
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
-                    response.read()
+                control.request("GET", path, raw=True)
             rounds["count"] += 1
     threading.Thread(target=read, daemon=True).start()
     return done, rounds

@@ -305,32 +305,10 @@ class ChatClient:
         ERR_WEBSOCKET_ERROR, on the SDK's clock; the connection is left to the keep-alive (D16).
         The socket forgets the request then, so a late reply, or the socket's end, finds
         nothing waiting."""
-        target = asyncio.get_running_loop().create_future()
-
-        def expire() -> None:
-            if reply.done():
-                return                        # answered in time: relay hands it on
-            socket.forget(reply)
-            reply.cancel()
-            if not target.done():
-                target.set_exception(ChatError(errors.WEBSOCKET_ERROR, "No reply to the call"))
-        deadline = self.clock.call_later(self.profile.call_timeout, expire)
-
-        def relay(done: asyncio.Future) -> None:
-            deadline.cancel()
-            if done.cancelled():
-                if not target.done():
-                    target.cancel()
-                return
-            failure = done.exception()        # read even when the app gave up on the call
-            if target.done():
-                return
-            if failure is not None:
-                target.set_exception(failure)
-            else:
-                target.set_result(done.result())
-        reply.add_done_callback(relay)
-        return target
+        deadline = self.clock.call_later(self.profile.call_timeout, lambda: socket.fail(
+            reply, ChatError(errors.WEBSOCKET_ERROR, "No reply to the call")))
+        reply.add_done_callback(lambda _: deadline.cancel())
+        return reply
 
     def _then(self, source: asyncio.Future, transform: Callable[[Any], Any]) -> asyncio.Future:
         target = asyncio.get_running_loop().create_future()

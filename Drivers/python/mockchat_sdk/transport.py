@@ -205,11 +205,13 @@ class V1Socket:
         self.device.track(self._send(json.dumps(frame)))
         return future
 
-    def forget(self, reply: asyncio.Future) -> None:
-        """Drops a request its caller no longer waits for (calls.reply-deadline): a late
-        reply is then ignored like one to no request, and the socket's end fails nothing."""
+    def fail(self, reply: asyncio.Future, error: Exception) -> None:
+        """Fails a request with `error` and drops it (calls.reply-deadline): a late reply is
+        then ignored like one to no request, and the socket's end fails nothing."""
         self._waiting = {request_id: future for request_id, future in self._waiting.items()
                          if future is not reply}
+        if not reply.done():
+            reply.set_exception(error)
 
     def close(self, code: int, deadline=None, end_after_handshake: bool = True) -> None:
         """A closing handshake with `code`; the socket stays listed until it is done.

@@ -101,8 +101,8 @@ def test_a_close_the_server_never_answers_ends_at_the_deadline_on_the_sdks_clock
 
 def test_a_call_past_its_deadline_is_forgotten_by_the_socket():
     """calls.reply-deadline: once the call failed at callTimeout, its request leaves the
-    socket's waiting table, so the socket's later end fails nothing that no one reads
-    (asyncio would log "Future exception was never retrieved")."""
+    socket's waiting table, and nothing is left failed that no one reads (asyncio would
+    log "Future exception was never retrieved")."""
     async def run():
         unread = []
         asyncio.get_running_loop().set_exception_handler(lambda _, context: unread.append(context["message"]))

@@ -495,7 +495,6 @@ struct FrameHeaderWatch {
                 index += 1
                 guard let whole = Self.header(in: header) else { continue }
                 (frame, start) = (whole, partialStart)
-                partialStart = 0
                 header.removeAll(keepingCapacity: true)
             }
             payloadLeft = frame.length

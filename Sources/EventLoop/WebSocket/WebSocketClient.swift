@@ -110,10 +110,6 @@ public enum WebSocketClient {
         }
         // Reset by its owner (``Attempt/cancel()``) before an answer came: the attempt is
         // over and no longer counts among the loop's opening sockets.
-        connection.onClosed = {
-            guard !finished else { return }
-            finished = true
-            completion(.failure(.closed))
-        }
+        connection.onClosed = { fail(.closed) }
     }
 }

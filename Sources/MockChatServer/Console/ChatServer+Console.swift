@@ -28,8 +28,11 @@ extension ChatServer {
         case "GET /control/console/events", "POST /control/console/scenario":
             if let refusal = controlRefusal(request, peer: peer) ?? console.refusal(request) { return .respond(refusal) }
             if route == "POST /control/console/scenario" { return .respond(scenarioResponse(request)) }
-            guard let since = Int(request.query["since"] ?? "0"), since >= 0 else {
-                return .respond(Self.consoleError(400, "'since' must be a sequence number, 0 or more"))
+            let since: Int
+            do throws(ControlError) {
+                since = try Self.queryInteger(request.query, "since", in: 0...Int.max) ?? 0
+            } catch {
+                return .respond(Self.consoleError(error.status, error.message))
             }
             let head = HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson"),
                                                           ("Cache-Control", "no-store"),

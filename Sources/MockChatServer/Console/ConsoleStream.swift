@@ -132,6 +132,8 @@ final class ConsoleStreams {
     }
 
     var count: Int { streams.count }
+    /// Whether a flush waits for the tick (for tests: a tick has run once it is not).
+    var isTickArmed: Bool { tick?.isArmed ?? false }
     var all: [ConsoleStream] { Array(streams.values) }
 
     /// Starts feeding `connection` the entries after `since`; the first flush comes at once.
