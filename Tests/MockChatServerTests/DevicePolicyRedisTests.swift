@@ -60,7 +60,8 @@ private final class RedisServer {
         loop = try EventLoop()
         var lastError = "no port tried"
         for attempt in 0..<20 {
-            let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000) + attempt * 7
+            // Below the ephemeral range (32768 up), where port-0 listeners of other tests live.
+            let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 12_000) + attempt * 7
             process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -69,8 +70,11 @@ private final class RedisServer {
             process.standardError = FileHandle.nullDevice
             try process.run()
             if let connection = Self.connect(loop: loop, port: port, while: process) {
-                self.connection = connection
-                return
+                if Self.reaches(process, through: connection, on: loop) {
+                    self.connection = connection
+                    return
+                }
+                connection.close()
             }
             lastError = "redis-server did not answer on port \(port)"
             Self.kill(process)
@@ -90,6 +94,15 @@ private final class RedisServer {
             if state == true { return connection }
         }
         return nil
+    }
+
+    /// Whether the connection reached the redis-server this test started, not whatever
+    /// else held the port.
+    private static func reaches(_ process: Process, through connection: RedisConnection, on loop: EventLoop) -> Bool {
+        var info: String?
+        connection.send(["INFO", "server"]) { info = $0?.text ?? "" }
+        guard loop.run(timeout: 5, until: { info != nil }), let info else { return false }
+        return info.split(whereSeparator: \.isNewline).contains { $0 == "process_id:\(process.processIdentifier)" }
     }
 
     func command(_ arguments: [String]) throws -> RedisReply {

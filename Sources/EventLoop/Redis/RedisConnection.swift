@@ -6,6 +6,10 @@ import CLibUV
 /// A connection is either a command connection (``send(_:reply:)``) or a subscriber
 /// (``subscribe(_:onMessage:)``), as Redis requires. When the connection fails or ends,
 /// `onDisconnect` runs once and the object is spent; the owner makes a new one to retry.
+///
+/// A connection that the kernel joined to itself counts as failed: connecting to a free
+/// port in the ephemeral range (a Redis that is restarting) can be given that same port
+/// as its source, and such a socket answers every command with the command itself.
 public final class RedisConnection {
     /// Called once the TCP connection to Redis is up.
     public var onConnect: (() -> Void)?
@@ -16,6 +20,7 @@ public final class RedisConnection {
     private var subscription: Unmanaged<Callback>?
     /// SHA-1s of the scripts this connection has sent with `SCRIPT LOAD`.
     private var loadedScripts: Set<String> = []
+    private let loop: EventLoop
 
     /// A reply callback; the unmanaged box is the hiredis `privdata`.
     final class Callback {
@@ -36,12 +41,15 @@ public final class RedisConnection {
             redisAsyncFree(context)
             throw UVError(UV_ENOMEM.rawValue, "attaching the Redis connection to the loop")
         }
+        self.loop = loop
         self.context = context
         context.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         redisAsyncSetConnectCallback(context) { context, status in
             guard let context, let owner = context.pointee.data else { return }
             let connection = Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue()
-            if status == REDIS_OK {
+            if status == REDIS_OK, RedisConnection.isJoinedToItself(context.pointee.c.fd) {
+                connection.endOnNextTurn("connected to itself: nothing listens on the port, which the kernel gave the connection as its own")
+            } else if status == REDIS_OK {
                 connection.isConnected = true
                 connection.onConnect?()
             } else {
@@ -126,6 +134,34 @@ public final class RedisConnection {
         isConnected = false
         onDisconnect?(reason)
         onDisconnect = nil
+    }
+
+    /// Ends the connection before the loop next polls, so that hiredis, which goes on
+    /// after the connect callback, never reads what it wrote to itself as a reply.
+    private func endOnNextTurn(_ reason: String) {
+        loop.deferToLoop { [weak self] in
+            guard let self, context != nil else { return }
+            let handler = onDisconnect
+            close()
+            handler?(reason)
+        }
+    }
+
+    /// True when the socket's local and peer addresses are the same (TCP's simultaneous
+    /// open of a socket with itself).
+    static func isJoinedToItself(_ fd: Int32) -> Bool {
+        let local = address(of: fd, getsockname)
+        return local != nil && local == address(of: fd, getpeername)
+    }
+
+    private static func address(of fd: Int32, _ read: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { read(fd, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { SocketAddress($0) }
     }
 
     private func issue(_ context: UnsafeMutablePointer<redisAsyncContext>, _ arguments: [String],
