@@ -37,6 +37,16 @@ import Testing
                 == [.completeCall(second, .failure(ChatError(.webSocketError, "No reply to the call")))])
     }
 
+    @Test func answeringANewerCallLeavesTheOldestCallsDeadline() {
+        var rig = Self.connected()
+        let (first, _) = rig.call(.getUser(uid: "bob"))
+        rig.now = rig.now.advanced(by: 4_000)
+        let (second, _) = rig.call(.getUser(uid: "carol"))
+        #expect(rig.receive(.user(id: .integer(3), Rig.bob)) == [.completeCall(second, .success(.user(Rig.bob)))])
+        #expect(rig.fire(.callTimeout, afterMilliseconds: 6_000)
+                == [.completeCall(first, .failure(ChatError(.webSocketError, "No reply to the call")))])
+    }
+
     @Test func aLostConnectionDisarmsTheDeadline() {
         var rig = Self.connected()
         _ = rig.call(.getUser(uid: "bob"))

@@ -187,7 +187,6 @@ extension SDKStateMachine {
     mutating func failPending(_ error: ChatError) {
         let done = pending
         pending = []
-        callDeadlines = []
         cancelTimer(.callTimeout)
         for entry in done {
             switch entry.request {
@@ -202,7 +201,7 @@ extension SDKStateMachine {
     /// Sends a heartbeat ping and arms its reply deadline (connected phase only).
     mutating func sendHeartbeat() {
         let id = send(.ping)
-        pending.append((id, .heartbeat))
+        pending.append((id, .heartbeat, nil))
         phase = .connected(.running(awaiting: id))
         schedule(.pongTimeout, seconds: profile.pongTimeout)
     }

@@ -42,7 +42,7 @@ extension SDKStateMachine {
             if phase.isConnected {
                 stopHeartbeat()
                 let id = send(.ping)
-                pending.append((id, .heartbeat))
+                pending.append((id, .heartbeat, nil))
             }
             return
         }

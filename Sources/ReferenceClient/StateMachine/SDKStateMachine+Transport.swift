@@ -142,8 +142,9 @@ extension SDKStateMachine {
             return
         }
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return }
+        let heldDeadline = pending[index].due != nil && !pending[..<index].contains { $0.due != nil }
         let request = pending.remove(at: index).request
-        replyArrived(id)
+        if heldDeadline { armOldestCallDeadline() }
         switch (request, outcome) {
         case (.heartbeat, _):
             heartbeatAnswered(id)

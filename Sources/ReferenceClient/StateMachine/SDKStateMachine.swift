@@ -99,9 +99,9 @@ public struct SDKStateMachine: Sendable {
     var servicesConfigured = false
     /// What `backgroundTaskEnabled()` answers.
     public internal(set) var backgroundTaskEnabled = false
-    var pending: [(id: RequestID, request: PendingRequest)] = []
-    /// When each unanswered call fails (calls.reply-deadline), oldest first.
-    var callDeadlines: [(id: RequestID, at: Instant)] = []
+    /// Unanswered requests in the order sent; a call's `due` is when it fails
+    /// (calls.reply-deadline), a heartbeat has none (its deadline is the keep-alive's).
+    var pending: [(id: RequestID, request: PendingRequest, due: Instant?)] = []
     var nextRequestNumber: Int64 = 1
     var userListeners: [String] = []
     var connectionListeners: [String] = []
