@@ -205,6 +205,30 @@ private func c(_ number: Int) -> ConnectionID { ConnectionID(number) }
         }
     }
 
+    /// One connection's watched users, as a view with a limit asks for them, are its entry
+    /// of the whole `watching()` table: every subscription kind, a user watching from two
+    /// devices, a user with none, one who watches nobody and a connection not logged in.
+    @Test func oneConnectionsWatchingIsItsEntryOfTheWholeTable() throws {
+        let h = try EngineHarness()
+        h.online(1, "carol", presence: .roles(["admin"]))
+        h.online(2, "bob", presence: .friends)
+        h.online(3, "erin", presence: .allUsers)
+        h.online(4, "dave", presence: .friends)
+        h.online(5, "grace", presence: .roles(["admin", "support"]))
+        h.online(6, "alice", presence: .none)
+        h.online(7, "erin", presence: .friends)
+        h.online(8, "frank", presence: .friends)
+        h.online(9, "trent", presence: .roles([]))
+        h.open(10)
+        let online = h.engine.onlineUsers
+        let whole = h.engine.watching()
+        #expect(whole[c(3)]?.count == online.count - 1)
+        #expect(whole[c(1)] == ["alice", "grace"] && whole[c(7)] == ["bob"] && whole[c(6)] == nil && whole[c(9)] == nil)
+        for number in 1...10 {
+            #expect(h.engine.watching(c(number), among: online) == whole[c(number)] ?? [], "c\(number)")
+        }
+    }
+
     @Test func mixedSubscriptionsGetOneEventInOrderOfArrivalAndStopAtClose() throws {
         let h = try EngineHarness()
         h.online(1, "carol", presence: .roles(["admin"]))  // alice is an admin

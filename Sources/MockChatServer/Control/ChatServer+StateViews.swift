@@ -79,10 +79,12 @@ extension ChatServer {
     /// `GET /control/presence`: the online users, their devices on this node, and for each
     /// logged-in connection the online users whose presence it receives.
     func presenceView(_ query: StateViewQuery) -> JSONValue {
+        let onlineUsers = engine.onlineUsers
         var online = Picked<String>(limit: query.limit)
-        for uid in engine.onlineUsers where query.uid == nil || query.uid == uid { online.offer(uid) }
+        for uid in onlineUsers where query.uid == nil || query.uid == uid { online.offer(uid) }
         let shown = Set(online.items)
-        let watching = engine.watching()
+        // Who watches whom: everyone's table at once, or with a limit only the listed ones'.
+        let everyone = query.limit == nil ? engine.watching() : nil
         // Each user's devices gathered first (growing a JSON array inside a JSON object
         // copies it, once per device), at most `limit` of them.
         var devices: [String: Picked<JSONValue>] = [:]
@@ -101,7 +103,8 @@ extension ChatServer {
             guard query.picks(uid: uid, connection: connection) else { continue }
             subscriptions.offer(.object([
                 "connection": .string(connection), "uid": .string(uid), "subscription": session.subscription.json,
-                "watching": .array((watching[session.id] ?? []).map { .string($0) }),
+                "watching": .array((everyone.map { $0[session.id] ?? [] } ?? engine.watching(session.id, among: onlineUsers))
+                    .map { .string($0) }),
             ]))
         }
         var reply: JSONObject = [

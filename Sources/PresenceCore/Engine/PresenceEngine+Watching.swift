@@ -15,4 +15,20 @@ extension PresenceEngine {
         }
         return result
     }
+
+    /// One connection's entry of ``watching()``, for a view that lists a few connections
+    /// out of many: which of `online` (``onlineUsers``) its subscription covers.
+    /// O(online users), times a friends lookup each for a friends subscription.
+    public func watching(_ id: ConnectionID, among online: [String]) -> [String] {
+        guard let session = session(id), session.stage == .loggedIn, let viewer = session.uid else { return [] }
+        return online.filter { uid in
+            guard uid != viewer, let record = directory.record(uid) else { return false }
+            switch session.subscription {
+            case .allUsers: return true
+            case .roles(let roles): return record.role.map(roles.contains) ?? false
+            case .friends: return directory.friends(of: uid).contains(viewer)
+            case .none: return false
+            }
+        }
+    }
 }
