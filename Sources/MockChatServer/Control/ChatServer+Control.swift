@@ -130,7 +130,9 @@ extension ChatServer {
                              in range: ClosedRange<Int>) throws(ControlError) -> Int? {
         guard let text = query[name] else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw ControlError(400, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text.prefix(40))'")
+            let refusal = BoundedNumberError(field: "'\(name)'", value: "'\(text.prefix(40))'",
+                                             range: "\(range.lowerBound) to \(range.upperBound)", unit: "", integral: true)
+            throw ControlError(400, refusal.description)
         }
         return number
     }
