@@ -155,10 +155,10 @@ def test_the_hello_carries_the_manifest_only_when_the_adapter_declares_one():
 
 def test_device_events_check_their_args_by_name():
     from mockchat.driver import DriverError
-    from mockchat.driver.device import dns_error, read
-    assert read("dns", {"fail": 3, "error": "temporary"}) == 3 and dns_error({"fail": 3, "error": "temporary"}) == "temporary"
-    assert dns_error({"fail": 3}) == "notFound"
-    assert read("dns", {"fail": 3}) == 3 and read("dns", {"fail": True}) is True and read("dns", {"fail": False}) == 0
+    from mockchat.driver.device import DnsFailures, read
+    assert read("dns", {"fail": 3, "error": "temporary"}) == DnsFailures(3, "temporary")
+    assert read("dns", {"fail": 3}) == DnsFailures(3, "notFound")
+    assert read("dns", {"fail": True}) == DnsFailures(None, "notFound") and read("dns", {"fail": False}) == (0, "notFound")
     assert read("sleep", {"ms": 25000}) == 25000 and read("throttle", {"periodMs": 0}) == 0
     assert read("networkChange", {}) is None
     for command, args, message in [

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))                       # mockchat_sd
 sys.path.append(os.path.join(HERE, "..", "..", "..", "python"))    # mockchat, when not installed
 
 from mockchat.driver import CALLS, DEVICE, ENVIRONMENT, QUERIES, Adapter, DriverError, Scenario, run  # noqa: E402
-from mockchat.driver.device import dns_error, read as read_device_event  # noqa: E402
+from mockchat.driver.device import read as read_device_event  # noqa: E402
 from mockchat_sdk import PROFILES, AppSettings, ChatClient, ChatError, SystemClock, VirtualClock  # noqa: E402
 from mockchat_sdk.client import Instrumentation  # noqa: E402
 from mockchat_sdk.device_clock import DeviceClock  # noqa: E402
@@ -162,7 +162,7 @@ def device_event(slot: Slot, command: str, args: dict) -> None:
     """docs/DRIVER.md, "Device events": the device's resolver and clock, and the OS's notice."""
     value = read_device_event(command, args)
     if command == "dns":
-        slot.device.set_dns_failures(None if value is True else value, dns_error(args))
+        slot.device.set_dns_failures(value.attempts, value.error)
     elif command == "sleep":
         slot.clock.sleep(value)
     elif command == "throttle":

@@ -4,7 +4,7 @@ an adapter acts on."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 from .adapter import DriverError
 
@@ -16,9 +16,15 @@ DNS_ERRORS = ("notFound", "temporary")
 _RANGES = {"dns": (0, 1_000_000), "sleep": (1, 86_400_000), "throttle": (0, 3_600_000)}
 
 
-def read(command: str, args: Any) -> Union[None, int, bool]:
-    """`dns`: attempts to fail (an int, 0 clears) or True (until cleared); `sleep`: ms;
-    `throttle`: period in ms (0 ends it); `networkChange`: None."""
+class DnsFailures(NamedTuple):
+    """What a `dns` event asks of the resolver."""
+    attempts: Optional[int]  # lookups left to fail (0 clears); None: every one until cleared
+    error: str               # one of DNS_ERRORS
+
+
+def read(command: str, args: Any) -> Union[None, int, DnsFailures]:
+    """`dns`: the DnsFailures; `sleep`: ms; `throttle`: period in ms (0 ends it);
+    `networkChange`: None."""
     if not isinstance(args, dict):
         raise DriverError("bad-arguments", f"{command} needs an object of args")
     keys = _KEYS[command]
@@ -29,22 +35,19 @@ def read(command: str, args: Any) -> Union[None, int, bool]:
     if not keys:
         return None
     key = keys[0]
-    if command == "dns":
-        dns_error(args)
     value: Optional[Any] = args.get(key)
-    if command == "dns" and isinstance(value, bool):
-        return True if value else 0
+    if command == "dns":
+        error = DNS_ERRORS[0] if args.get("error") is None else args["error"]
+        if error not in DNS_ERRORS:
+            raise DriverError("bad-arguments", f"dns needs 'error': one of {', '.join(DNS_ERRORS)}")
+        if isinstance(value, bool):
+            return DnsFailures(None if value else 0, error)
+        return DnsFailures(_integer(command, key, value), error)
+    return _integer(command, key, value)
+
+
+def _integer(command: str, key: str, value: Any) -> int:
     low, high = _RANGES[command]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise DriverError("bad-arguments", f"{command} needs {key!r}: an integer from {low} to {high}")
     return value
-
-
-def dns_error(args: dict) -> str:
-    """A `dns` event's resolver error: `notFound` (the default) or `temporary`."""
-    error = args.get("error")
-    if error is None:
-        return DNS_ERRORS[0]
-    if error not in DNS_ERRORS:
-        raise DriverError("bad-arguments", f"dns needs 'error': one of {', '.join(DNS_ERRORS)}")
-    return error
