@@ -59,19 +59,17 @@ import threading
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from chat_wire import ControlClient, free_port  # noqa: E402 (free_port: console-server-instructions.py too)
+from chat_wire import ControlClient, free_port  # noqa: E402
 from devtools import DevTools, start_chromium  # noqa: E402
 from console_timing import settled_trace_seq  # noqa: E402
+from mockchat_server import Server  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def start_server(mockchat, port, core):
-    server = subprocess.Popen(["taskset", "-c", str(core), mockchat, "serve", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    if "listening" not in server.stdout.readline():
-        raise RuntimeError("the server did not start")
-    return server
+def start_server(mockchat, core):
+    """`mockchat serve` on `core`, logging at its own level."""
+    return Server(mockchat, prefix=["taskset", "-c", str(core)], log_level=None)
 
 
 def stop(process):
@@ -303,8 +301,8 @@ async def browser_run(mockchat, port, server, setup, args, out, report_path):
 
 
 async def run(mockchat, setup, args, out, index):
-    port = free_port()
-    server = start_server(mockchat, port, args.server_core)
+    server = start_server(mockchat, args.server_core)
+    port = server.port
     viewer, neighbour, stats = None, None, {}
     report_path = os.path.join(out, f"{setup.replace(':', '-')}-{index}.json")
     try:
@@ -333,7 +331,7 @@ async def run(mockchat, setup, args, out, index):
             viewer.close()
         if neighbour:
             stop(neighbour)
-        stop(server)
+        server.stop()
     return report, stats
 
 

@@ -33,8 +33,8 @@ CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,cc,viz,bli
 
 
 async def trace(args):
-    port = free_port()
-    server = bench_console.start_server(args.mockchat, port, args.server_core)
+    server = bench_console.start_server(args.mockchat, args.server_core)
+    port = server.port
     out = tempfile.mkdtemp()
     browser, page_url = start_chromium(free_port(), tempfile.mkdtemp(), os.path.join(out, "chromium.log"),
                                        ["--window-size=1400,900"], f"http://127.0.0.1:{port}/console",
@@ -60,7 +60,7 @@ async def trace(args):
             load.wait()
     finally:
         bench_console.stop(browser)
-        bench_console.stop(server)
+        server.stop()
     return [event for message in page.events if message.get("method") == "Tracing.dataCollected"
             for event in message["params"]["value"]]
 

@@ -48,17 +48,14 @@ def instructions(out_prefix):
 
 
 def run(mockchat, setup, args, index):
-    port = bench_console.free_port()
     out_prefix = os.path.join(args.out, f"callgrind.{setup}-{index}")
     for path in glob.glob(out_prefix + "*"):
         os.remove(path)
-    server = subprocess.Popen(["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out_prefix}",
-                               mockchat, "serve", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = bench_console.Server(mockchat, log_level=None, prefix=[
+        "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out_prefix}"])
+    port = server.port
     viewer = None
     try:
-        if "listening" not in server.stdout.readline():
-            raise RuntimeError("the server did not start under valgrind")
         if setup == "stalled":
             viewer = bench_console.stalled_viewer(port)
         elif setup == "reader":
@@ -73,7 +70,7 @@ def run(mockchat, setup, args, index):
     finally:
         if viewer:
             viewer.close()
-        bench_console.stop(server)
+        server.stop()
     deadline = time.monotonic() + 30
     while not instructions(out_prefix) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -13,16 +13,24 @@ from chat_wire import ControlClient, ControlError, free_port  # noqa: E402
 
 
 class Server:
-    """`binary serve --port P --log-level error ARGS...`, started at once and ready (its
-    listening line read) when the constructor returns; `nofile` lowers its descriptor
-    limit."""
+    """`PREFIX... binary serve --port P --log-level LEVEL ARGS...`, started at once and
+    ready (its listening line read) when the constructor returns. `prefix` runs it under
+    another command (`taskset -c 1`, valgrind); `log_level` None leaves the server's own;
+    `nofile` lowers its descriptor limit."""
 
-    def __init__(self, binary, *args, nofile=None):
+    def __init__(self, binary, *args, nofile=None, prefix=(), log_level="error"):
         self.port = free_port()
         limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))) if nofile else None
-        self.process = subprocess.Popen([binary, "serve", "--port", str(self.port), "--log-level", "error", *args],
+        level = ["--log-level", log_level] if log_level else []
+        self.process = subprocess.Popen([*prefix, binary, "serve", "--port", str(self.port), *level, *args],
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit)
-        self.process.stdout.readline()  # the listening line
+        if b"listening" not in self.process.stdout.readline():
+            self.stop()
+            raise RuntimeError(f"{binary} serve did not start")
+
+    @property
+    def pid(self):
+        return self.process.pid
 
     def control(self, method, path, body=None):
         """The status and body text of a control API request (an error status too)."""
@@ -39,8 +47,13 @@ class Server:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
 
     def stop(self):
+        """SIGTERM, and SIGKILL if it has not ended 30 s later."""
         self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=30)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
     @property
     def url(self):
