@@ -274,6 +274,21 @@ import Testing
         // A client that does not know its port yet is still connecting.
         #expect(!Timeline.balanced([open, SocketCount(port: 0, isOpen: false, sent: 0, received: 0)], [server, held]))
     }
+
+    /// A driver that cannot list its sockets (a page) counts its unanswered upgrades: the
+    /// settle waits until the server holds as many, as well as for 20 ms of the same counts.
+    @Test func withoutPortsTheUnansweredUpgradesAreCountedAgainstTheHeldOnes() {
+        let session = SocketCount(port: 5000, isOpen: true, sent: 3, received: 2)
+        let held = SocketCount(port: 7000, isOpen: false, sent: 0, received: 0, held: true)
+        #expect(Timeline.quiet([session], previous: [session], unanswered: 0))
+        #expect(!Timeline.quiet([session], previous: nil, unanswered: 0))
+        #expect(!Timeline.quiet([session], previous: [], unanswered: 0))
+        #expect(Timeline.quiet([session, held], previous: [session, held], unanswered: 1))
+        // The upgrade has not reached the server yet.
+        #expect(!Timeline.quiet([session], previous: [session], unanswered: 1))
+        // An abandoned attempt the browser has not closed, and the next one behind it.
+        #expect(!Timeline.quiet([session, held], previous: [session, held], unanswered: 2))
+    }
 }
 
 /// Messages a driver wrote, collected across threads.

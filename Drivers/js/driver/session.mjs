@@ -104,8 +104,11 @@ class Session {
     return {
       now: this.clock.now(),
       nextDeadline: this.clock.nextDeadline(),
-      sockets: this.platform.sockets ? this.sockets() : [],
+      ...(this.platform.sockets ? { sockets: this.sockets() } : { sockets: [], opening: this.unanswered() }),
     };
+  }
+  unanswered() {
+    return [...this.slots.values()].reduce((count, slot) => count + slot.device.unanswered.size, 0);
   }
   sockets() {
     const list = [];
@@ -119,7 +122,7 @@ class Session {
   }
   traffic() {
     return JSON.stringify([...this.slots.values()].map((slot) =>
-      [...slot.device.sockets].map((s) => [s.state, s.sent, s.received])));
+      [slot.device.unanswered.size, ...[...slot.device.sockets].map((s) => [s.state, s.sent, s.received])]));
   }
   end() {
     for (const slot of this.slots.values()) slot.discard();

@@ -16,6 +16,10 @@ export class Device {
     this.dnsError = 'notFound';  // which resolver error they fail with (notFound | temporary)
     this.storage = storage;
     this.sockets = new Set();
+    /** WebSockets whose upgrade is under way on a platform that cannot tell their port (a
+     * page), from creation until answered or closed, the SDK's abandoned ones included:
+     * the harness counts them against the upgrades the server holds. */
+    this.unanswered = new Set();
   }
 
   /** Opens a socket; `handlers`: {opened(), message(frame), closed(code, reason)}. */
@@ -86,7 +90,9 @@ export class V1Socket {
       return;
     }
     const ws = this.ws = device.platform.create(url);
+    if (!device.platform.openingPort) device.unanswered.add(ws);
     ws.onopen = () => {
+      device.unanswered.delete(ws);
       if (this.finished) return;
       this.state = 'open';
       this.port = device.platform.port(ws);
@@ -102,7 +108,10 @@ export class V1Socket {
       if (frame !== null && typeof frame === 'object' && !Array.isArray(frame)) handlers.message(frame);
     };
     ws.onerror = () => {};
-    ws.onclose = (event) => this.finish(event.code, event.reason ?? '');
+    ws.onclose = (event) => {
+      device.unanswered.delete(ws);
+      this.finish(event.code, event.reason ?? '');
+    };
   }
 
   send(frame) {
@@ -135,9 +144,11 @@ export class V1Socket {
   }
 
   /** Whether I/O of this socket is under way. An upgrade sent and not yet answered is the
-   * server's to answer or to hold: the harness matches that socket with the server's side. */
+   * server's to answer or to hold: the harness matches that socket with the server's side,
+   * by its port, or where the platform cannot tell it, by `Device.unanswered`. */
   busy() {
-    return (this.state === 'opening' && this.localPort() === null) || this.writing > 0
+    const connecting = this.state === 'opening' && this.localPort() === null && Boolean(this.device.platform.openingPort);
+    return connecting || this.writing > 0
       || (this.ws !== null && this.device.platform.ending(this.ws));
   }
 

@@ -19,6 +19,8 @@ final class DriverLink {
     private(set) var now = Instant(milliseconds: 0)
     private(set) var nextDeadline: Instant?
     private(set) var sockets: [SocketCount] = []
+    /// A driver without `sockets`: how many of its upgrades are unanswered (`opening`).
+    private(set) var unansweredUpgrades = 0
     /// Receives every event (`type: event`) in order.
     var onEvent: (JSONValue) throws(ScenarioError) -> Void = { _ in }
     private let waker: LoopWaker
@@ -102,6 +104,7 @@ final class DriverLink {
                 SocketCount(port: Int(socket["port"]?.intValue ?? 0), isOpen: socket["state"]?.stringValue != "opening",
                             sent: Int(socket["sent"]?.intValue ?? 0), received: Int(socket["received"]?.intValue ?? 0))
             }
+            unansweredUpgrades = Int(state["opening"]?.intValue ?? 0)
         }
         return reply
     }
