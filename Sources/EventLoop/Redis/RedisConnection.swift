@@ -48,7 +48,8 @@ public final class RedisConnection {
             guard let context, let owner = context.pointee.data else { return }
             let connection = Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue()
             if status == REDIS_OK, RedisConnection.isJoinedToItself(context.pointee.c.fd) {
-                connection.endOnNextTurn("connected to itself: nothing listens on the port, which the kernel gave the connection as its own")
+                connection.endOnNextTurn(
+                    "connected to itself: nothing listens on the port, which the kernel gave the connection as its own")
             } else if status == REDIS_OK {
                 connection.isConnected = true
                 connection.onConnect?()
@@ -154,7 +155,9 @@ public final class RedisConnection {
         return local != nil && local == address(of: fd, getpeername)
     }
 
-    private static func address(of fd: Int32, _ read: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> SocketAddress? {
+    private typealias NameReader = (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+
+    private static func address(of fd: Int32, _ read: NameReader) -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutablePointer(to: &storage) { pointer in
