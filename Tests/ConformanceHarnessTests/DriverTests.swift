@@ -275,19 +275,40 @@ import Testing
         #expect(!Timeline.balanced([open, SocketCount(port: 0, isOpen: false, sent: 0, received: 0)], [server, held]))
     }
 
-    /// A driver that cannot list its sockets (a page) counts its unanswered upgrades: the
-    /// settle waits until the server holds as many, as well as for 20 ms of the same counts.
-    @Test func withoutPortsTheUnansweredUpgradesAreCountedAgainstTheHeldOnes() {
+    /// A driver that cannot tell its sockets' ports (a page) is matched by totals: as many
+    /// open sockets as sessions, equal sums both ways, and its unanswered upgrades held.
+    @Test func withoutPortsTheSocketsAreMatchedByTotals() {
+        let page = [SocketCount(port: 0, isOpen: true, sent: 2, received: 3), SocketCount(port: 0, isOpen: true, sent: 1, received: 1)]
+        let sessions = [SocketCount(port: 5000, isOpen: true, sent: 1, received: 1), SocketCount(port: 5001, isOpen: true, sent: 3, received: 2)]
+        let held = SocketCount(port: 7000, isOpen: false, sent: 0, received: 0, held: true)
+        #expect(Timeline.balanced([], portless: page, unanswered: 0, sessions))
+        #expect(Timeline.balanced([], portless: page, unanswered: 1, sessions + [held]))
+        #expect(Timeline.balanced([], portless: [], unanswered: 0, []))
+        // A frame on its way either way, a session the page has let go, one not yet opened.
+        #expect(!Timeline.balanced([], portless: page, unanswered: 0, [sessions[0], SocketCount(port: 5001, isOpen: true, sent: 3, received: 1)]))
+        #expect(!Timeline.balanced([], portless: page, unanswered: 0, [sessions[0], SocketCount(port: 5001, isOpen: true, sent: 4, received: 2)]))
+        #expect(!Timeline.balanced([], portless: [page[0]], unanswered: 0, sessions))
+        #expect(!Timeline.balanced([], portless: page, unanswered: 1, sessions))
+        // An abandoned attempt the browser has not closed, and the next one behind it.
+        #expect(!Timeline.balanced([], portless: page, unanswered: 2, sessions + [held]))
+        // Silence and latency cannot be told apart by totals.
+        #expect(!Timeline.balanced([], portless: page, unanswered: 0, [sessions[0], SocketCount(port: 5001, isOpen: true, sent: 3, received: 2, silent: true)]))
+        #expect(!Timeline.balanced([], portless: page, unanswered: 0, [sessions[0], SocketCount(port: 5001, isOpen: true, sent: 3, received: 2, receiving: true)]))
+        // The harness's own wire clients are matched by port beside them.
+        let wire = SocketCount(port: 6000, isOpen: true, sent: 1, received: 2)
+        #expect(Timeline.balanced([wire], portless: page, unanswered: 0, sessions + [SocketCount(port: 6000, isOpen: true, sent: 2, received: 1)]))
+        #expect(!Timeline.balanced([wire], portless: page, unanswered: 0, sessions + [SocketCount(port: 6000, isOpen: true, sent: 1, received: 1)]))
+    }
+
+    /// The fallback: 20 ms of the same server counts, with the page's unanswered upgrades held.
+    @Test func withoutPortsAQuietServerSettlesOnceItHoldsTheUnansweredUpgrades() {
         let session = SocketCount(port: 5000, isOpen: true, sent: 3, received: 2)
         let held = SocketCount(port: 7000, isOpen: false, sent: 0, received: 0, held: true)
-        #expect(Timeline.quiet([session], previous: [session], unanswered: 0))
-        #expect(!Timeline.quiet([session], previous: nil, unanswered: 0))
-        #expect(!Timeline.quiet([session], previous: [], unanswered: 0))
-        #expect(Timeline.quiet([session, held], previous: [session, held], unanswered: 1))
-        // The upgrade has not reached the server yet.
-        #expect(!Timeline.quiet([session], previous: [session], unanswered: 1))
-        // An abandoned attempt the browser has not closed, and the next one behind it.
-        #expect(!Timeline.quiet([session, held], previous: [session, held], unanswered: 2))
+        #expect(Timeline.quiet([session], for: 0.02, unanswered: 0))
+        #expect(!Timeline.quiet([session], for: 0.019, unanswered: 0))
+        #expect(Timeline.quiet([session, held], for: 0.05, unanswered: 1))
+        #expect(!Timeline.quiet([session], for: 0.05, unanswered: 1))
+        #expect(!Timeline.quiet([session, held], for: 0.05, unanswered: 2))
     }
 }
 

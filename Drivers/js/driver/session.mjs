@@ -104,18 +104,23 @@ class Session {
     return {
       now: this.clock.now(),
       nextDeadline: this.clock.nextDeadline(),
-      ...(this.platform.sockets ? { sockets: this.sockets() } : { sockets: [], opening: this.unanswered() }),
+      sockets: this.sockets(),
+      ...(this.platform.sockets ? {} : { opening: this.unanswered() }),
     };
   }
   unanswered() {
     return [...this.slots.values()].reduce((count, slot) => count + slot.device.unanswered.size, 0);
   }
+  /** Every socket with its port; where the platform cannot tell ports (a page), the open
+   * ones without it, matched by totals (the opening ones are counted by unanswered()). */
   sockets() {
     const list = [];
     for (const slot of this.slots.values()) {
       for (const s of slot.device.sockets) {
+        const counts = { client: slot.name, state: s.state, sent: s.sent, received: s.received };
         const port = s.localPort();
-        if (port !== null) list.push({ client: slot.name, port, state: s.state, sent: s.sent, received: s.received });
+        if (port !== null) list.push({ ...counts, port });
+        else if (!this.platform.sockets && s.state === 'open') list.push(counts);
       }
     }
     return list;

@@ -35,24 +35,34 @@ final class Timeline {
         }
         let deadline = MonotonicTime.after(seconds: settleTimeout)
         var previous: [SocketCount]?
+        var sameSince = MonotonicTime.now()
         while true {
             loop.settle()
             var clients = loop.clientSockets.counts
-            var exact = true
+            var portless: [SocketCount]?
             if let driver {
                 try driver.request("settle", doing: "settle")
-                clients += driver.sockets
-                exact = driver.capabilities.sockets
+                if driver.capabilities.sockets { clients += driver.sockets } else { portless = driver.sockets }
             }
             let serverSide = try server.sessionCounts()
-            if exact ? Self.balanced(clients, serverSide)
-                : Self.quiet(serverSide, previous: previous, unanswered: driver?.unansweredUpgrades ?? 0) { return }
-            previous = serverSide
-            guard MonotonicTime.now() < deadline else {
-                throw ScenarioError("the clients and the server did not settle within \(settleTimeout) s\n"
-                    + "  clients: \(clients)\n  server:  \(serverSide)")
+            let now = MonotonicTime.now()
+            if serverSide != previous { (previous, sameSince) = (serverSide, now) }
+            if let portless {
+                // A driver that cannot tell its sockets' ports: matched by totals, or else
+                // once the server's counts have stayed the same for 20 ms.
+                let unanswered = driver?.unansweredUpgrades ?? 0
+                if Self.balanced(clients, portless: portless, unanswered: unanswered, serverSide)
+                    || Self.quiet(serverSide, for: MonotonicTime.seconds(from: sameSince, to: now), unanswered: unanswered) {
+                    return
+                }
+            } else if Self.balanced(clients, serverSide) {
+                return
             }
-            loop.run(timeout: exact ? 0.001 : 0.02) { false }
+            guard now < deadline else {
+                throw ScenarioError("the clients and the server did not settle within \(settleTimeout) s\n"
+                    + "  clients: \(clients + (portless ?? []))\n  server:  \(serverSide)")
+            }
+            loop.run(timeout: 0.001) { false }
         }
     }
 
@@ -81,12 +91,31 @@ final class Timeline {
         }
     }
 
-    /// For a driver that cannot list its sockets: the server's counts stayed the same for
-    /// 20 ms, and the server holds at least as many upgrades as the driver has unanswered,
-    /// so none of those is still on its way (a page's next attempt can wait in the browser
+    /// For a driver that cannot tell its sockets' ports (a page): the harness's own clients
+    /// agree with their sessions as in ``balanced(_:_:)``; the driver's open sockets are as
+    /// many as the other sessions, and summed over them, each side has received what the
+    /// other sent; and the server holds at least as many upgrades as the driver has
+    /// unanswered. Counts only grow towards what the other side sent, so equal sums mean
+    /// equal counts on every socket. A silent session or one under latency cannot be
+    /// told apart this way: such a state settles by ``quiet(_:for:unanswered:)`` instead.
+    static func balanced(_ clients: [SocketCount], portless: [SocketCount], unanswered: Int,
+                         _ server: [SocketCount]) -> Bool {
+        let ports = Set(clients.map(\.port))
+        guard balanced(clients, server.filter { ports.contains($0.port) }) else { return false }
+        let others = server.filter { !ports.contains($0.port) }
+        let sessions = others.filter { !$0.held }
+        guard unanswered <= others.count(where: \.held), portless.count == sessions.count, portless.allSatisfy(\.isOpen),
+              !sessions.contains(where: { $0.silent || $0.receiving }) else { return false }
+        func sum(_ counts: [SocketCount], _ field: KeyPath<SocketCount, Int>) -> Int { counts.reduce(0) { $0 + $1[keyPath: field] } }
+        return sum(portless, \.sent) == sum(sessions, \.received) && sum(portless, \.received) == sum(sessions, \.sent)
+    }
+
+    /// The fallback for a driver without ports: the server's counts have stayed the same
+    /// for 20 ms, and it holds at least as many upgrades as the driver has unanswered, so
+    /// none of those is still on its way (a page's next attempt can wait in the browser
     /// until the one it abandoned has closed).
-    static func quiet(_ server: [SocketCount], previous: [SocketCount]?, unanswered: Int) -> Bool {
-        server == previous && unanswered <= server.count(where: \.held)
+    static func quiet(_ server: [SocketCount], for seconds: Double, unanswered: Int) -> Bool {
+        seconds >= 0.02 && unanswered <= server.count(where: \.held)
     }
 
     /// Turns of an advance that may stay at one instant (timers due at the same time
