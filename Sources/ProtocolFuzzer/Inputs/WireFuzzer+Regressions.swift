@@ -18,7 +18,10 @@ extension WireFuzzer {
         } catch {
             throw FuzzInputError("cannot start a server: \(error)")
         }
-        defer { runner.shutdown() }
+        defer {
+            CrashNote.clear(0)
+            runner.shutdown()
+        }
         runner.surfaces = options.surfaces
         if let failure = runner.startControl() { throw FuzzInputError(failure) }
         return regressions.map { file, regression in

@@ -41,7 +41,16 @@ enum CrashNote {
         base[count + 1] = 0
     }
 
-    /// In the signal handler: only write(2) and sigaction(2).
+    /// Worker `slot` has finished: a crash after this is not its input's.
+    static func clear(_ slot: Int) {
+        guard slot < slots else { return }
+        notes[slot * slotBytes] = 0
+    }
+
+    /// In the signal handler: only write(2), sigaction(2) and raise(3). The signal is raised
+    /// again for the handler that was in place before (the runtime's backtrace): it is
+    /// delivered when this one returns, also for an abort(3), which would otherwise end
+    /// the process with the default action and no backtrace.
     private static func write(_ number: Int32) {
         let prefix = "fuzz: crashed while running "
         for slot in 0..<slots where notes[slot * slotBytes] != 0 {
@@ -49,5 +58,6 @@ enum CrashNote {
             _ = Glibc.write(2, notes + slot * slotBytes, strlen(notes + slot * slotBytes))
         }
         if var old = previous[number] { sigaction(number, &old, nil) } else { signal(number, SIG_DFL) }
+        raise(number)
     }
 }

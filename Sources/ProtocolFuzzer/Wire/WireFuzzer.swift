@@ -155,7 +155,10 @@ public struct WireFuzzer: Sendable {
             tally(0, 0, 1)
             return partial
         }
-        defer { runner.shutdown() }
+        defer {
+            CrashNote.clear(worker)
+            runner.shutdown()
+        }
         runner.surfaces = options.surfaces
         if let failure = runner.startControl() {
             partial.crashMessages.append("worker \(worker): \(failure)")
