@@ -1,5 +1,6 @@
 #ifndef MOCKCHAT_CLIBUV_SHIM_H
 #define MOCKCHAT_CLIBUV_SHIM_H
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -21,8 +22,15 @@ typedef struct mockchat_redis_events {
     int events;
 } mockchat_redis_events;
 
+/* The handle's `data` is its Swift owner (the RedisConnection), as for every handle of
+   the loop, so that EventLoop.shutdown() can close it; the struct is found from the
+   handle's address instead. */
+static inline mockchat_redis_events *mockchat_redis_of(uv_handle_t *handle) {
+    return (mockchat_redis_events *)((char *)handle - offsetof(mockchat_redis_events, handle));
+}
+
 static inline void mockchat_redis_poll(uv_poll_t *handle, int status, int events) {
-    mockchat_redis_events *p = (mockchat_redis_events *)handle->data;
+    mockchat_redis_events *p = mockchat_redis_of((uv_handle_t *)handle);
     int ready = status != 0 ? p->events : events;
     if (p->context != NULL && (ready & UV_READABLE)) redisAsyncHandleRead(p->context);
     if (p->context != NULL && (ready & UV_WRITABLE)) redisAsyncHandleWrite(p->context);
@@ -39,7 +47,7 @@ static inline void mockchat_redis_del_read(void *data) { mockchat_redis_watch(da
 static inline void mockchat_redis_add_write(void *data) { mockchat_redis_watch(data, UV_WRITABLE, 0); }
 static inline void mockchat_redis_del_write(void *data) { mockchat_redis_watch(data, 0, UV_WRITABLE); }
 
-static inline void mockchat_redis_closed(uv_handle_t *handle) { free(handle->data); }
+static inline void mockchat_redis_closed(uv_handle_t *handle) { free(mockchat_redis_of(handle)); }
 
 static inline void mockchat_redis_cleanup(void *data) {
     mockchat_redis_events *p = (mockchat_redis_events *)data;
@@ -47,8 +55,9 @@ static inline void mockchat_redis_cleanup(void *data) {
     uv_close((uv_handle_t *)&p->handle, mockchat_redis_closed);
 }
 
-/// Drives `context` from `loop`; REDIS_ERR if it cannot (already attached, no memory).
-static inline int mockchat_redis_attach(redisAsyncContext *context, uv_loop_t *loop) {
+/// Drives `context` from `loop`, with `owner` as the handle's `data`; REDIS_ERR if it
+/// cannot (already attached, no memory).
+static inline int mockchat_redis_attach(redisAsyncContext *context, uv_loop_t *loop, void *owner) {
     if (context->ev.data != NULL) return REDIS_ERR;
     mockchat_redis_events *p = (mockchat_redis_events *)calloc(1, sizeof(*p));
     if (p == NULL) return REDIS_ERR;
@@ -62,7 +71,7 @@ static inline int mockchat_redis_attach(redisAsyncContext *context, uv_loop_t *l
     context->ev.delWrite = mockchat_redis_del_write;
     context->ev.cleanup = mockchat_redis_cleanup;
     context->ev.data = p;
-    p->handle.data = p;
+    p->handle.data = owner;
     p->context = context;
     return REDIS_OK;
 }

@@ -88,3 +88,18 @@ import Testing
         return nil
     }
 }
+
+/// A loop shut down while a Redis connection is still open closes it like its own handles.
+@Suite struct RedisConnectionShutdownTests {
+    @Test func aLoopShutDownWithAnOpenRedisConnectionClosesIt() throws {
+        let loop = try EventLoop()
+        var accepted: [TCPConnection] = []
+        let listener = try TCPListener(loop: loop, address: SocketAddress(host: "127.0.0.1", port: 0)) { accepted.append($0) }
+        let connection = try RedisConnection(loop: loop, host: "127.0.0.1", port: listener.address.port)
+        var connected = false
+        connection.onConnect = { connected = true }
+        #expect(loop.run(timeout: 5) { connected && accepted.count == 1 })
+        #expect(loop.shutdown() == 0)
+        #expect(!connection.isOpen)
+    }
+}

@@ -10,7 +10,7 @@ import CLibUV
 /// A connection that the kernel joined to itself counts as failed: connecting to a free
 /// port in the ephemeral range (a Redis that is restarting) can be given that same port
 /// as its source, and such a socket answers every command with the command itself.
-public final class RedisConnection {
+public final class RedisConnection: HandleOwner {
     /// Called once the TCP connection to Redis is up.
     public var onConnect: (() -> Void)?
     /// Called once when connecting fails or the connection ends, with what went wrong.
@@ -37,11 +37,11 @@ public final class RedisConnection {
             redisAsyncFree(context)
             throw UVError(UV_ECONNREFUSED.rawValue, "redisAsyncConnect: \(message)")
         }
-        guard mockchat_redis_attach(context, loop.uv) == REDIS_OK else {
+        self.loop = loop
+        guard mockchat_redis_attach(context, loop.uv, Unmanaged.passUnretained(self).toOpaque()) == REDIS_OK else {
             redisAsyncFree(context)
             throw UVError(UV_ENOMEM.rawValue, "attaching the Redis connection to the loop")
         }
-        self.loop = loop
         self.context = context
         context.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         redisAsyncSetConnectCallback(context) { context, status in
@@ -126,6 +126,9 @@ public final class RedisConnection {
         isConnected = false
         redisAsyncFree(context)
     }
+
+    /// ``EventLoop/shutdown()`` found the connection's handle open: closed at once.
+    func closeForShutdown() { close() }
 
     private func ended(_ reason: String) {
         guard context != nil else { return }
