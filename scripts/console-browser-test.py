@@ -42,6 +42,7 @@ import importlib.util
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chat_wire import ControlClient, close_code, free_port, login  # noqa: E402
+from mockchat_server import Server  # noqa: E402
 from devtools import DevTools, start_chromium  # noqa: E402
 import console_timing  # noqa: E402
 
@@ -109,15 +110,6 @@ class Client:
                 await asyncio.wait_for(self.ws.recv(), DEADLINE)
         except websockets.ConnectionClosed as closed:
             return close_code(closed)
-
-
-def start_server(port):
-    server = subprocess.Popen([MOCKCHAT, "serve", "--clock", "virtual", "--port", str(port), "--control-host", CONTROL_HOST],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    line = server.stdout.readline()
-    if "listening" not in line:
-        raise RuntimeError(f"the server did not start: {line}")
-    return server
 
 
 def serve_attacker_page(port, target_port):
@@ -300,8 +292,8 @@ async def expand_a_routine_row(page, kept):
 
 
 async def session():
-    port, debug_port, attacker_port = free_port(), free_port(), free_port()
-    server = start_server(port)
+    server = Server(MOCKCHAT, "--clock", "virtual", "--control-host", CONTROL_HOST)
+    port, debug_port, attacker_port = server.port, free_port(), free_port()
     profile = tempfile.mkdtemp()
     downloads = os.path.join(OUT, "downloads")
     os.makedirs(downloads, exist_ok=True)
@@ -500,8 +492,7 @@ async def session():
         attacker.shutdown()
         browser.terminate()
         browser.wait(timeout=10)
-        server.terminate()
-        server.wait(timeout=10)
+        server.stop()
 
 
 def main():

@@ -1,6 +1,5 @@
-"""The `mockchat serve` process the probes measure against: one on a free port of
-loopback, its control API at hand, stopped with SIGTERM (robustness-probe.py,
-reproductions.py and the fault table's fault_peer.py)."""
+"""A `mockchat serve` process on a free port of loopback, its control API at hand, stopped
+with SIGTERM: what console-browser-test.py drives and the probes measure against."""
 
 import os
 import resource
@@ -8,7 +7,7 @@ import signal
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chat_wire import ControlClient, ControlError, free_port  # noqa: E402
 
 

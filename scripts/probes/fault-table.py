@@ -15,7 +15,7 @@ expectation (to see a row fail); `--only` runs the rows whose name contains WORD
 A time is the clock reading, in ms after the action, at which the client first had
 it: the clock is advanced to each step in turn, so `+500 ms` means absent at +499,
 present at +500. The rows are in fault_rows_*.py, the client and the clocked
-server in fault_peer.py (the process itself in mockchat_server.py).
+server in fault_peer.py (the process itself in scripts/mockchat_server.py).
 """
 import argparse
 import os
