@@ -42,6 +42,8 @@ import Testing
         #expect(ids(presence["devices"]?["bob"], "deviceId") == ["bob-desktop", "bob-web"])
         #expect(presence["deviceCounts"] == ["alice": 1, "bob": 3])
         #expect(ids(presence["subscriptions"], "connection") == ["c1", "c2"])
+        // With a limit, who each listed connection watches is worked out for it alone.
+        #expect(presence["subscriptions"]?.arrayValue?.map { $0["watching"] } == [["bob"], ["alice"]])
         #expect(presence["onlineMatching"] == 2 && presence["subscriptionsMatching"] == 4)
     }
 
