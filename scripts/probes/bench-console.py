@@ -145,15 +145,6 @@ while True:
 """
 
 
-def rss_mib(pid):
-    """The server's resident memory now (VmRSS), in MiB."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    return None
-
-
 def process_tree(root):
     """`root` and its descendants: {pid: command line}."""
     children = {}
@@ -325,7 +316,7 @@ async def run(mockchat, setup, args, out, index):
             if reads is not None:
                 reads[0].set()
                 stats["stateReads"] = reads[1]["count"]
-        stats["rssMiB"] = rss_mib(server.pid)
+        stats["rssMiB"] = round(server.rss_kib() / 1024, 1)
     finally:
         if viewer:
             viewer.close()
